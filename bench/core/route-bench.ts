@@ -1,0 +1,69 @@
+/**
+ * `route()` latency per policy on a pool of 32 origins whose index holds ~1M chunk-ownerships
+ * (32 x 31,250 chunks = 2M tokens each): the Durable Object's per-request CPU.
+ */
+import { chainHash } from "../../src/core/chunk-hash.ts";
+import { POLICY_TYPES, policyOf } from "../../src/core/policies/index.ts";
+import { createRng } from "../../src/core/rng.ts";
+import { CoreRouter } from "../../src/core/router/core-router.ts";
+import { parsePool } from "../../src/core/settings/parse-settings.ts";
+import { quantiles, type Row } from "./table.ts";
+
+const ORIGINS = 32;
+
+/** Conversation-like prompts: 64 system prompts, sessions that grow 8 chunks per turn. */
+function* workload(seed: number) {
+  const rng = createRng(seed);
+  const sessions: { system: number; id: number; turns: number }[] = [];
+  for (let k = 0; ; k++) {
+    if (sessions.length < 2000 || rng.next() < 0.2)
+      sessions.push({ system: rng.int(64), id: k, turns: 0 });
+    const s = sessions[rng.int(sessions.length)] as (typeof sessions)[number];
+    s.turns = Math.min(s.turns + 1, 24);
+    const chunks = 16 + s.turns * 8;
+    const hashes = new Float64Array(chunks);
+    let h = 1;
+    for (let i = 0; i < chunks; i++) {
+      h = chainHash(h, i < 16 ? s.system * 100 + i : s.id * 1000 + i);
+      hashes[i] = h;
+    }
+    yield { chunkHashes: hashes, promptTokens: chunks * 64 };
+  }
+}
+
+export function benchRoute(types: readonly string[] = POLICY_TYPES): Row[] {
+  const origins = Array.from({ length: ORIGINS }, (_, i) => ({
+    id: `gpu-${i}`,
+    url: `http://gpu-${i}.test`,
+  }));
+  const rows: Row[] = [];
+  for (const type of types as typeof POLICY_TYPES) {
+    const pool = parsePool({
+      origins,
+      policy: policyOf(type),
+      kvCapacityTokens: 2_100_000,
+      indexMaxChunks: 4_000_000,
+    });
+    const router = new CoreRouter(pool, { model: "bench" });
+    const requests = workload(7);
+    let now = 0;
+    const inFlight: string[] = [];
+    const step = (timed: boolean): number => {
+      const req = requests.next().value as { chunkHashes: Float64Array; promptTokens: number };
+      now += 5;
+      const t0 = timed ? process.hrtime.bigint() : 0n;
+      const d = router.route(req, now);
+      const ns = timed ? Number(process.hrtime.bigint() - t0) : 0;
+      inFlight.push(d.ticket as string);
+      if (inFlight.length > 256) router.complete(inFlight.shift() as string, { ok: true }, now);
+      return ns;
+    };
+    while (router.stats(now).index.ownerships < 1_000_000)
+      for (let i = 0; i < 1000; i++) step(false);
+    const samples = Array.from({ length: 20_000 }, () => step(true) / 1000);
+    const { p50, p99 } = quantiles(samples);
+    rows.push({ name: `route() ${type} median`, value: p50, unit: "µs", target: "<= 30" });
+    rows.push({ name: `route() ${type} p99`, value: p99, unit: "µs" });
+  }
+  return rows;
+}

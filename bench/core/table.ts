@@ -1,0 +1,35 @@
+/** Prints benchmark rows as an aligned table (benchmarks print tables, never assert). */
+export interface Row {
+  name: string;
+  value: number;
+  unit: string;
+  target?: string;
+}
+
+export function printTable(title: string, rows: readonly Row[]): void {
+  const cells = rows.map((r) => [r.name, formatValue(r.value), r.unit, r.target ?? ""]);
+  const header = ["measure", "value", "unit", "target"];
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...cells.map((c) => (c[i] as string).length)),
+  );
+  const line = (c: string[]) =>
+    c
+      .map((x, i) => (i === 1 ? x.padStart(widths[i] as number) : x.padEnd(widths[i] as number)))
+      .join("  ");
+  console.log(`\n${title}`);
+  console.log(line(header));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const c of cells) console.log(line(c));
+}
+
+function formatValue(v: number): string {
+  if (Number.isInteger(v)) return v.toLocaleString("en-US");
+  return v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3);
+}
+
+/** Median and p99 of samples (sorted copy). */
+export function quantiles(samples: readonly number[]): { p50: number; p99: number } {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
+  return { p50: at(0.5), p99: at(0.99) };
+}

@@ -1,0 +1,240 @@
+/**
+ * Per-origin load as the router knows it: requests in flight and their leases, a fluid estimate
+ * of the prefill work queued at each origin, the engine's last report with its age, health and a
+ * circuit breaker. Pure state over the caller's clock (milliseconds), shared by the Durable
+ * Object, the Worker's fallback and the simulator.
+ *
+ * Queued prefill is a fluid FIFO per origin: every routed request enqueues its uncached tokens,
+ * and the queue drains at the origin's prefill speed. Two kinds of truth correct the estimate:
+ * a success proves everything queued up to that request was prefilled (served >= its position),
+ * and an engine report of w waiting requests proves at least the newest w of our requests there
+ * have not started (queued >= their tokens).
+ *
+ * Leases: a routed request holds its load until `release`; if its completion is never reported
+ * the lease expires after `leaseMs`, so a lost `complete` cannot leak load forever.
+ */
+import type { Health } from "../engine-events.ts";
+import type { EngineLoad } from "../policies/policy.ts";
+import { CircuitBreaker, type CircuitState } from "./circuit-breaker.ts";
+
+export interface LoadBoardOptions {
+  leaseMs: number;
+  failureThreshold: number;
+  cooldownMs: number;
+  reportFreshMs: number;
+  reportStaleMs: number;
+}
+
+export interface Lease {
+  readonly ticket: string;
+  readonly origin: number;
+  readonly promptTokens: number;
+  readonly uncachedTokens: number;
+  /** Position in the origin's fluid queue just after this request's prefill. */
+  readonly queueEnd: number;
+  readonly expires: number;
+}
+
+export interface EngineReport {
+  running: number;
+  waiting: number;
+  kvUsage: number;
+  at: number;
+}
+
+class OriginLoad {
+  outstanding = 0;
+  activeTokens = 0;
+  enqueued = 0;
+  served = 0;
+  servedAt = 0;
+  report: EngineReport | null = null;
+  health: Health = "up";
+  readonly circuit = new CircuitBreaker();
+  speed: number;
+  constructor(speed: number) {
+    this.speed = speed;
+  }
+
+  advance(now: number): void {
+    if (now > this.servedAt) {
+      this.served = Math.min(
+        this.enqueued,
+        this.served + (this.speed * (now - this.servedAt)) / 1000,
+      );
+      this.servedAt = now;
+    }
+  }
+}
+
+export interface OriginLoadView {
+  outstanding: number;
+  activeTokens: number;
+  queuedPrefillTokens: number;
+  engine: EngineLoad | null;
+  health: Health;
+  circuit: CircuitState;
+  eligible: boolean;
+  reportAgeMs: number | null;
+  consecutiveFailures: number;
+}
+
+export class LoadBoard {
+  #origins: OriginLoad[] = [];
+  #leases = new Map<string, Lease>();
+  #nextExpiry = Number.POSITIVE_INFINITY;
+  options: LoadBoardOptions;
+
+  constructor(options: LoadBoardOptions) {
+    this.options = options;
+  }
+
+  /** Make slot `i` exist with prefill speed `speed` (keeps its state if it already exists). */
+  ensure(i: number, speed: number): void {
+    const o = this.#origins[i];
+    if (o) o.speed = speed;
+    else this.#origins[i] = new OriginLoad(speed);
+  }
+
+  /** Forget slot `i` (origin removed from settings); its leases are dropped. */
+  remove(i: number): void {
+    delete this.#origins[i];
+    for (const [ticket, lease] of this.#leases) if (lease.origin === i) this.#leases.delete(ticket);
+  }
+
+  #at(i: number): OriginLoad {
+    const o = this.#origins[i];
+    if (!o) throw new RangeError(`no origin in slot ${i}`);
+    return o;
+  }
+
+  eligible(i: number, now: number): boolean {
+    const o = this.#at(i);
+    return o.health === "up" && o.circuit.allows(now, this.options);
+  }
+
+  view(i: number, now: number): OriginLoadView {
+    const o = this.#at(i);
+    o.advance(now);
+    const { reportFreshMs, reportStaleMs } = this.options;
+    let engine: EngineLoad | null = null;
+    let reportAgeMs: number | null = null;
+    if (o.report) {
+      reportAgeMs = now - o.report.at;
+      const freshness =
+        reportAgeMs <= reportFreshMs
+          ? 1
+          : Math.max(0, (reportStaleMs - reportAgeMs) / Math.max(1, reportStaleMs - reportFreshMs));
+      if (freshness > 0) engine = { ...o.report, freshness };
+    }
+    return {
+      outstanding: o.outstanding,
+      activeTokens: o.activeTokens,
+      queuedPrefillTokens: o.enqueued - o.served,
+      engine,
+      health: o.health,
+      circuit: o.circuit.state(now, this.options),
+      eligible: this.eligible(i, now),
+      reportAgeMs,
+      consecutiveFailures: o.circuit.consecutiveFailures,
+    };
+  }
+
+  /** Count a routed request against origin `i` until released or expired. */
+  lease(
+    ticket: string,
+    i: number,
+    promptTokens: number,
+    uncachedTokens: number,
+    now: number,
+  ): Lease {
+    const o = this.#at(i);
+    o.advance(now);
+    o.enqueued += uncachedTokens;
+    o.outstanding++;
+    o.activeTokens += promptTokens;
+    o.circuit.onSend(now, this.options);
+    const lease = {
+      ticket,
+      origin: i,
+      promptTokens,
+      uncachedTokens,
+      queueEnd: o.enqueued,
+      expires: now + this.options.leaseMs,
+    };
+    this.#leases.set(ticket, lease);
+    this.#nextExpiry = Math.min(this.#nextExpiry, lease.expires);
+    return lease;
+  }
+
+  /** End a lease: `prefilled` says whether the origin did its prefill (it answered). */
+  release(ticket: string, prefilled: boolean, now: number): Lease | undefined {
+    const lease = this.#leases.get(ticket);
+    if (!lease) return undefined;
+    this.#leases.delete(ticket);
+    const o = this.#origins[lease.origin];
+    if (!o) return lease;
+    o.advance(now);
+    o.outstanding--;
+    o.activeTokens -= lease.promptTokens;
+    if (prefilled) {
+      o.served = Math.max(o.served, Math.min(o.enqueued, lease.queueEnd));
+    } else {
+      const unserved = Math.min(lease.uncachedTokens, Math.max(0, lease.queueEnd - o.served));
+      o.enqueued -= unserved;
+    }
+    return lease;
+  }
+
+  /** Release every lease past its expiry; returns them. */
+  expire(now: number): Lease[] {
+    if (now < this.#nextExpiry) return [];
+    const expired: Lease[] = [];
+    let next = Number.POSITIVE_INFINITY;
+    for (const lease of this.#leases.values()) {
+      if (lease.expires <= now) expired.push(lease);
+      else next = Math.min(next, lease.expires);
+    }
+    this.#nextExpiry = next;
+    for (const lease of expired) {
+      this.release(lease.ticket, true, now);
+      this.#origins[lease.origin]?.circuit.onAbandon();
+    }
+    return expired;
+  }
+
+  lookup(ticket: string): Lease | undefined {
+    return this.#leases.get(ticket);
+  }
+
+  get outstanding(): number {
+    return this.#leases.size;
+  }
+
+  onSuccess(i: number): void {
+    this.#origins[i]?.circuit.onSuccess();
+  }
+
+  onFailure(i: number, now: number): void {
+    this.#origins[i]?.circuit.onFailure(now, this.options);
+  }
+
+  report(i: number, report: Omit<EngineReport, "at">, now: number): void {
+    const o = this.#at(i);
+    o.report = { ...report, at: now };
+    if (report.waiting === 0) return;
+    // The newest `waiting` of our requests there have not started: queued >= their tokens.
+    const mine: Lease[] = [];
+    for (const lease of this.#leases.values()) if (lease.origin === i) mine.push(lease);
+    let waitingTokens = 0;
+    for (let k = mine.length - 1; k >= 0 && k >= mine.length - report.waiting; k--) {
+      waitingTokens += (mine[k] as Lease).uncachedTokens;
+    }
+    o.advance(now);
+    o.served = Math.min(o.served, o.enqueued - waitingTokens);
+  }
+
+  setHealth(i: number, health: Health): void {
+    this.#at(i).health = health;
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The one interface every routing policy implements, and the read-only view of the pool a policy
+ * decides on. Policies are pure decision functions over this view: the router owns the index, the
+ * load board and every side effect (leases, index inserts), so the same policy code runs in the
+ * Durable Object, in the Worker's fallback and in the simulator.
+ */
+import type { Rng } from "../rng.ts";
+
+/** What the load board knows of one origin at decision time. */
+export interface OriginView {
+  /** Origin id from settings. */
+  readonly id: string;
+  /** Healthy, not draining, and its circuit lets a request through. */
+  readonly eligible: boolean;
+  /** Requests the router sent and has not seen finish (its own accounting). */
+  readonly outstanding: number;
+  /** Prefill tokens the router estimates are still queued or running there (drains at speed). */
+  readonly queuedPrefillTokens: number;
+  /** Prompt tokens of the outstanding requests (their KV footprint while they decode). */
+  readonly activeTokens: number;
+  /** The engine's last report, weighted by freshness; null when it never reported or is stale. */
+  readonly engine: EngineLoad | null;
+  /** Prefill speed in tokens per second (settings, default per pool). */
+  readonly prefillTokensPerSecond: number;
+  /** Relative capacity weight (settings, default 1). */
+  readonly weight: number;
+}
+
+export interface EngineLoad {
+  readonly running: number;
+  readonly waiting: number;
+  /** KV cache usage in [0, 1]. */
+  readonly kvUsage: number;
+  /** 1 for a report younger than the fresh window, falling linearly to 0 at the stale limit. */
+  readonly freshness: number;
+}
+
+/** The request as the router sees it: hashes from the edge, never the prompt itself. */
+export interface RouteInput {
+  readonly chunkHashes: ArrayLike<number>;
+  readonly promptTokens: number;
+  /** Optional caller-supplied affinity key (e.g. a session or user id). */
+  readonly sessionKey?: string | undefined;
+}
+
+export interface PolicyContext {
+  readonly request: RouteInput;
+  /** The pool's origins in settings order; decisions index into this array. */
+  readonly origins: readonly OriginView[];
+  /** matchedTokens[i]: prompt tokens origins[i] is believed to hold in its KV cache. */
+  readonly matchedTokens: readonly number[];
+  readonly tokensPerChunk: number;
+  /** Caller's clock in milliseconds (logical in the simulator). */
+  readonly now: number;
+  readonly rng: Rng;
+}
+
+export interface Decision {
+  /** Index into `origins`, or -1 when no origin is eligible. */
+  readonly origin: number;
+  /** Which branch the policy took, e.g. "cache-hit", "overflow", "no-eligible-origin". */
+  readonly reason: string;
+  /** Optional preference order (indexes) for failover; the router completes it. */
+  readonly ranking?: readonly number[];
+}
+
+export interface Policy {
+  readonly name: string;
+  decide(context: PolicyContext): Decision;
+}
+
+export const NO_ELIGIBLE_ORIGIN: Decision = { origin: -1, reason: "no-eligible-origin" };
+
+/** Indexes of eligible origins. */
+export function eligibleIndexes(origins: readonly OriginView[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < origins.length; i++) if (origins[i]?.eligible) out.push(i);
+  return out;
+}

@@ -1,0 +1,95 @@
+import { describe, expect, it } from "vitest";
+import { createPolicy, policyOf } from "./index.ts";
+import { context, type OriginSpec } from "./test-context.ts";
+
+/** Route `n` requests with one prefix; each stays in flight. Returns requests per origin. */
+function hotPrefix(
+  type: "prefix-hash" | "hybrid",
+  params: Record<string, unknown>,
+  n: number,
+  origins = 4,
+) {
+  const policy = createPolicy(policyOf(type, params));
+  const specs: OriginSpec[] = Array.from({ length: origins }, () => ({ outstanding: 0 }));
+  const reasons: string[] = [];
+  for (let k = 0; k < n; k++) {
+    const d = policy.decide(context(specs, { chunkHashes: [42, 43, 44, 45, 46 + k] }));
+    (specs[d.origin] as { outstanding: number }).outstanding++;
+    reasons.push(d.reason);
+  }
+  return { counts: specs.map((s) => s.outstanding as number), reasons };
+}
+
+describe("prefix-hash", () => {
+  it("sends one prefix to one origin: a hot prefix overloads it without a bound", () => {
+    const { counts } = hotPrefix("prefix-hash", { boundedLoad: null }, 40);
+    expect(counts.filter((c) => c > 0)).toEqual([40]);
+  });
+
+  it("with bounded loads (1.25) the hot prefix spills in rendezvous order", () => {
+    const { counts, reasons } = hotPrefix("prefix-hash", { boundedLoad: 1.25 }, 40);
+    const bound = Math.ceil((1.25 * 40) / 4);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(bound);
+    expect(reasons).toContain("ring-bounded");
+  });
+
+  it("keys on the first prefixTokens only: different tails share an origin", () => {
+    const policy = createPolicy(policyOf("prefix-hash", { boundedLoad: null, prefixTokens: 256 }));
+    const specs = [{}, {}, {}, {}, {}, {}];
+    const a = policy.decide(context(specs, { chunkHashes: [1, 2, 3, 4, 100, 101] }));
+    const b = policy.decide(context(specs, { chunkHashes: [1, 2, 3, 4, 200] }));
+    expect(b.origin).toBe(a.origin);
+  });
+
+  it("distinct prefixes spread over the origins", () => {
+    const policy = createPolicy(policyOf("prefix-hash", { boundedLoad: null }));
+    const specs = [{}, {}, {}, {}];
+    const counts = [0, 0, 0, 0];
+    for (let k = 0; k < 400; k++) {
+      const i = policy.decide(context(specs, { chunkHashes: [k * 7919 + 13] })).origin;
+      counts[i] = (counts[i] ?? 0) + 1;
+    }
+    for (const c of counts) expect(c).toBeGreaterThan(60);
+  });
+
+  it("removing an origin moves only the keys it held", () => {
+    const policy = createPolicy(policyOf("prefix-hash", { boundedLoad: null }));
+    const all = [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "d" }];
+    const three = [{ id: "a" }, { id: "b" }, { id: "d" }];
+    for (let k = 0; k < 200; k++) {
+      const req = { chunkHashes: [k * 104729 + 7] };
+      const before = all[policy.decide(context(all, req)).origin]?.id;
+      const after = three[policy.decide(context(three, req)).origin]?.id;
+      if (before !== "c") expect(after).toBe(before);
+    }
+  });
+
+  it("routes prompts with no full chunk by load, with a reason", () => {
+    const policy = createPolicy(policyOf("prefix-hash"));
+    const d = policy.decide(context([{ outstanding: 3 }, { outstanding: 1 }], { chunkHashes: [] }));
+    expect(d).toMatchObject({ origin: 1, reason: "no-prefix" });
+  });
+});
+
+describe("hybrid", () => {
+  it("stays sticky while balanced, then overflows a hot prefix", () => {
+    const { counts, reasons } = hotPrefix("hybrid", {}, 40);
+    expect(reasons[0]).toBe("sticky");
+    expect(reasons).toContain("overflow");
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(3);
+  });
+
+  it("tolerates more imbalance for a long cached context than for an uncached prompt", () => {
+    const policy = createPolicy(policyOf("hybrid"));
+    const target = policy.decide(context([{}, {}], { chunkHashes: [9] })).origin;
+    const other = 1 - target;
+    const specs = (matched: number): OriginSpec[] => {
+      const s: OriginSpec[] = [{}, {}];
+      s[target] = { outstanding: 6, matched };
+      s[other] = { outstanding: 0 };
+      return s;
+    };
+    expect(policy.decide(context(specs(0), { chunkHashes: [9] })).reason).toBe("overflow");
+    expect(policy.decide(context(specs(4096), { chunkHashes: [9] })).reason).toBe("sticky");
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { createPolicy, policyOf } from "./index.ts";
+import { context } from "./test-context.ts";
+
+describe("llm-d weighted scorers", () => {
+  it("adds 2 x prefix + 1 x queue + 1 x (1 - KV usage) and takes the max", () => {
+    const policy = createPolicy(policyOf("llm-d"));
+    const engine = (waiting: number, kvUsage: number) => ({
+      running: 0,
+      waiting,
+      kvUsage,
+      freshness: 1,
+    });
+    // 64 chunks; o0: full match, longest queue, KV 0.9 -> 2*1 + 0 + 0.1 = 2.1
+    // o1: no match, empty queue, KV 0.1 -> 0 + 1 + 0.9 = 1.9; o2: half match, queue 5/10 -> 1 + 0.5 + 0.5 = 2.0
+    const d = policy.decide(
+      context([
+        { matched: 4096, engine: engine(10, 0.9) },
+        { engine: engine(0, 0.1) },
+        { matched: 2048, engine: engine(5, 0.5) },
+      ]),
+    );
+    expect(d).toMatchObject({ origin: 0, reason: "max-score" });
+    expect(d.ranking).toEqual([0, 2, 1]);
+  });
+
+  it("lets load outweigh a partial match when weights say so", () => {
+    const policy = createPolicy(policyOf("llm-d", { prefixWeight: 1, queueWeight: 2 }));
+    const engine = (waiting: number) => ({ running: 0, waiting, kvUsage: 0.5, freshness: 1 });
+    const d = policy.decide(context([{ matched: 2048, engine: engine(8) }, { engine: engine(0) }]));
+    expect(d.origin).toBe(1);
+  });
+});
+
+describe("dynamo KV router cost", () => {
+  it("reproduces the documented worked example (W2 with cost 10 wins)", () => {
+    // Block = 64 tokens. Prompt of 16 blocks; overlaps give prefill 8 / 5 / 2 blocks;
+    // decode blocks 10 / 5 / 9 from the tokens in flight.
+    const policy = createPolicy(policyOf("dynamo"));
+    const d = policy.decide(
+      context(
+        [
+          { matched: 8 * 64, activeTokens: 10 * 64 },
+          { matched: 11 * 64, activeTokens: 5 * 64 },
+          { matched: 14 * 64, activeTokens: 9 * 64 },
+        ],
+        { promptTokens: 16 * 64 },
+      ),
+    );
+    expect(d).toMatchObject({ origin: 1, reason: "min-cost" });
+    expect(d.ranking).toEqual([1, 2, 0]);
+  });
+
+  it("optionally counts the worker's active prefill", () => {
+    const policy = createPolicy(policyOf("dynamo", { trackActivePrefill: true }));
+    const d = policy.decide(
+      context([{ matched: 4096, queuedPrefillTokens: 100_000 }, {}], { promptTokens: 4096 }),
+    );
+    expect(d.origin).toBe(1);
+  });
+});

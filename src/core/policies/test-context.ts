@@ -1,0 +1,44 @@
+/** Test helper: a policy context from a compact description of the pool. */
+import { createRng } from "../rng.ts";
+import type { OriginView, PolicyContext } from "./policy.ts";
+
+export interface OriginSpec extends Partial<OriginView> {
+  matched?: number;
+}
+
+export function origin(spec: OriginSpec = {}, i = 0): OriginView & { matched: number } {
+  return {
+    id: spec.id ?? `o${i}`,
+    eligible: spec.eligible ?? true,
+    outstanding: spec.outstanding ?? 0,
+    queuedPrefillTokens: spec.queuedPrefillTokens ?? 0,
+    activeTokens: spec.activeTokens ?? 0,
+    engine: spec.engine ?? null,
+    prefillTokensPerSecond: spec.prefillTokensPerSecond ?? 10_000,
+    weight: spec.weight ?? 1,
+    matched: spec.matched ?? 0,
+  };
+}
+
+export function context(
+  specs: readonly OriginSpec[],
+  request: { promptTokens?: number; chunkHashes?: number[]; sessionKey?: string } = {},
+  seed = 1,
+): PolicyContext {
+  const origins = specs.map((s, i) => origin(s, i));
+  const promptTokens = request.promptTokens ?? 4096;
+  return {
+    request: {
+      chunkHashes:
+        request.chunkHashes ??
+        Array.from({ length: Math.floor(promptTokens / 64) }, (_, i) => 1000 + i),
+      promptTokens,
+      sessionKey: request.sessionKey,
+    },
+    origins,
+    matchedTokens: origins.map((o) => o.matched),
+    tokensPerChunk: 64,
+    now: 0,
+    rng: createRng(seed),
+  };
+}

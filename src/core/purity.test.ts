@@ -1,0 +1,43 @@
+/**
+ * The core must run unchanged in workerd (Durable Object, Worker fallback) and in Node (the
+ * simulator): no runtime imports, no clock, no global randomness, no I/O. The type-check already
+ * gives src/core no runtime typings; this test also catches what types cannot (e.g. `Date.now()`).
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = new URL(".", import.meta.url).pathname;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return path.endsWith(".ts") && !path.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+const forbidden: [string, RegExp][] = [
+  ["runtime import", /from\s+["'](cloudflare:|hono|node:|@cloudflare\/)/],
+  ["wall clock", /Date\.now\(|new Date\(|performance\.now\(/],
+  ["global randomness", /Math\.random\(|crypto\./],
+  ["I/O or timers", /\bfetch\(|setTimeout\(|setInterval\(|console\./],
+  ["test-only helper imported", /from\s+["'][^"']*(test-context|reference-model)/],
+];
+
+describe("src/core purity", () => {
+  const files = sources(root);
+  it("has sources to check", () => {
+    expect(files.length).toBeGreaterThan(10);
+  });
+  it.each(forbidden)("no %s", (_name, pattern) => {
+    const offenders = files.filter((f) => {
+      if (/test-context|reference-model/.test(f)) return false;
+      const code = readFileSync(f, "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/^\s*\/\/.*$/gm, "");
+      return pattern.test(code);
+    });
+    expect(offenders.map((f) => relative(root, f))).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Eviction: per-origin capacity and the global chunk budget, with the report of what went.
+ *
+ * The model is chunk-level LRU per origin. A touch moves a path's chunks to the recent end
+ * deepest first, so an ancestor is always more recent than its descendants and an origin's
+ * oldest chunk is always a leaf for that origin. Nodes are only ever touched whole (see
+ * `split-node.ts`), so one entry per (node, origin) holds a contiguous run of that list, in
+ * order, deepest chunk oldest: evicting "the oldest chunk" is trimming the LRU head entry by one
+ * from its deep end. Both loops below take many chunks at once where the one-at-a-time rule
+ * would provably pick the same entry again, so each loop turn is O(entries on one node).
+ *
+ * - Capacity: while owned(o) > capacity(o), trim o's head entry.
+ * - Budget: while distinct chunks > maxChunks, trim the head entry of the origin whose head is
+ *   oldest (smallest `entryUse`, ties to the lowest slot). Trimming a shared chunk may free
+ *   nothing; the loop keeps going. Picking the origin scans the active origins: O(active).
+ */
+
+import type { Eviction } from "./radix-index.ts";
+import type { RadixStore } from "./store.ts";
+import { otherHeld, trimEntry } from "./trim-entry.ts";
+
+export const NO_EVICTIONS: readonly Eviction[] = Object.freeze([]);
+
+/** Chunks evicted per origin during one call; drained into the returned `Eviction[]`. */
+export class EvictionLog {
+  readonly #counts: Int32Array;
+  readonly #origins: Int32Array;
+  #n = 0;
+
+  constructor(maxOrigins: number) {
+    this.#counts = new Int32Array(maxOrigins);
+    this.#origins = new Int32Array(maxOrigins);
+  }
+
+  add(origin: number, chunks: number): void {
+    if (this.#counts[origin] === 0) this.#origins[this.#n++] = origin;
+    this.#counts[origin] = this.#counts[origin]! + chunks;
+  }
+
+  /** One row per origin, ascending by origin; the shared frozen empty array when none. */
+  drain(): readonly Eviction[] {
+    const n = this.#n;
+    if (n === 0) return NO_EVICTIONS;
+    const origins = this.#origins.subarray(0, n).sort();
+    const out: Eviction[] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const origin = origins[i]!;
+      out[i] = { origin, chunks: this.#counts[origin]! };
+      this.#counts[origin] = 0;
+    }
+    this.#n = 0;
+    return out;
+  }
+}
+
+export function evictToCapacity(s: RadixStore, o: number, log: EvictionLog): void {
+  const cap = s.capacity[o]!;
+  while (s.owned[o]! > cap) {
+    const e = s.lruHead[o]!;
+    const by = Math.min(s.owned[o]! - cap, s.entryLen[e]!);
+    log.add(o, by);
+    trimEntry(s, e, by);
+  }
+}
+
+export function evictToBudget(s: RadixStore, maxChunks: number, log: EvictionLog): void {
+  while (s.chunks > maxChunks) {
+    let o = s.active[0]!;
+    let use = s.entryUse[s.lruHead[o]!]!;
+    for (let i = 1; i < s.activeCount; i++) {
+      const p = s.active[i]!;
+      const u = s.entryUse[s.lruHead[p]!]!;
+      if (u < use || (u === use && p < o)) {
+        o = p;
+        use = u;
+      }
+    }
+    const e = s.lruHead[o]!;
+    const len = s.entryLen[e]!;
+    const need = s.chunks - maxChunks;
+    // Chunks past every other entry's length are freed one per trimmed chunk.
+    const freeable = len - otherHeld(s, s.entryNode[e]!, e);
+    const by = freeable >= need ? need : len;
+    log.add(o, by);
+    trimEntry(s, e, by);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Byte format of a router snapshot: a small JSON header (format version, chunk size, which origin
+ * id owns which index slot, learned capacities) followed by the radix index's own bytes.
+ *   magic "LERS" | u32 header length | header (UTF-8 JSON) | index bytes
+ * The header is tiny beside the index, so JSON costs nothing and stays readable in a hex dump.
+ */
+const MAGIC = 0x5352454c; // "LERS" little-endian
+const VERSION = 1;
+
+export interface SnapshotSlot {
+  slot: number;
+  id: string;
+  reportedTokens: number | null;
+  configuredChunks: number;
+  effectiveChunks: number;
+}
+
+export interface SnapshotHeader {
+  chunkBytes: number;
+  slots: SnapshotSlot[];
+}
+
+export function encodeSnapshot(header: SnapshotHeader, index: Uint8Array): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify({ v: VERSION, ...header }));
+  const out = new Uint8Array(8 + json.length + index.length);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, MAGIC, true);
+  view.setUint32(4, json.length, true);
+  out.set(json, 8);
+  out.set(index, 8 + json.length);
+  return out;
+}
+
+export function decodeSnapshot(bytes: Uint8Array): { header: SnapshotHeader; index: Uint8Array } {
+  if (bytes.length < 8) throw new Error("router snapshot: truncated");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint32(0, true) !== MAGIC) throw new Error("router snapshot: bad magic");
+  const length = view.getUint32(4, true);
+  if (8 + length > bytes.length) throw new Error("router snapshot: truncated header");
+  const parsed = JSON.parse(
+    new TextDecoder().decode(bytes.subarray(8, 8 + length)),
+  ) as SnapshotHeader & { v: number };
+  if (parsed.v !== VERSION) throw new Error(`router snapshot: unsupported version ${parsed.v}`);
+  return {
+    header: { chunkBytes: parsed.chunkBytes, slots: parsed.slots },
+    index: bytes.subarray(8 + length),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * The router's contract with its callers (the Durable Object's RPC, the Worker's fallback, the
+ * simulator): what `route` returns, what `complete` and `reroute` are told, what `stats` shows.
+ * All plain data, so it crosses Workers RPC by structured clone unchanged.
+ */
+import type { Health } from "../engine-events.ts";
+import type { CircuitState } from "../load-board/circuit-breaker.ts";
+import type { EngineLoad } from "../policies/policy.ts";
+
+export interface RouteRequest {
+  /** chunkHashes[i] names chunks 0..i of the canonical prompt (computed at the edge). */
+  readonly chunkHashes: ArrayLike<number>;
+  readonly promptTokens: number;
+  readonly sessionKey?: string | undefined;
+}
+
+export interface RouteDecision {
+  /** Chosen origin id, or null when no origin is eligible (reason says why). */
+  readonly origin: string | null;
+  /** Eligible origins to try next, in order, if the chosen one fails before its first byte. */
+  readonly alternates: readonly string[];
+  /** Prompt tokens the chosen origin is believed to hold already. */
+  readonly matchedTokens: number;
+  readonly policy: string;
+  readonly reason: string;
+  /** Pass back to `reroute`/`complete`; null when nothing was routed. */
+  readonly ticket: string | null;
+}
+
+/**
+ * Why an attempt failed; each counts against the origin's circuit. All but "stream" happen
+ * before the first byte (the origin never prefilled); "stream" breaks a response already begun.
+ */
+export type FailureKind = "connect" | "timeout" | "status-5xx" | "status-429" | "stream";
+
+export interface Outcome {
+  /** The origin answered and the response ended normally. */
+  readonly ok: boolean;
+  /** When not ok and the origin is to blame before its first byte. */
+  readonly failure?: FailureKind | undefined;
+  readonly ttfbMs?: number | undefined;
+  /** `usage.prompt_tokens` as the engine reported it. */
+  readonly promptTokens?: number | undefined;
+  /** `usage.prompt_tokens_details.cached_tokens` as the engine reported it. */
+  readonly cachedTokens?: number | undefined;
+}
+
+export interface OriginStats {
+  id: string;
+  url: string;
+  eligible: boolean;
+  health: Health;
+  circuit: CircuitState;
+  consecutiveFailures: number;
+  outstanding: number;
+  queuedPrefillTokens: number;
+  activeTokens: number;
+  engine: EngineLoad | null;
+  reportAgeMs: number | null;
+  ownedTokens: number;
+  capacityTokens: number;
+  routed: number;
+}
+
+export interface RecentDecision {
+  at: number;
+  origin: string | null;
+  reason: string;
+  matchedTokens: number;
+  promptTokens: number;
+}
+
+export interface RouterStats {
+  model: string;
+  policy: string;
+  origins: OriginStats[];
+  index: { chunks: number; nodes: number; ownerships: number; bytes: number };
+  decisions: { total: number; byReason: Record<string, number> };
+  /** Engine truth against the index's belief, over completions that reported cached tokens. */
+  accuracy: {
+    reports: number;
+    predictedTokens: number;
+    cachedTokens: number;
+    promptTokens: number;
+  };
+  /** Failed attempts by kind (failovers and failed requests). */
+  failures: Partial<Record<FailureKind, number>>;
+  outstanding: number;
+  recent: RecentDecision[];
+}
