@@ -27,7 +27,8 @@ function encode(pieces: readonly string[]): Uint8Array {
   for (const piece of pieces) units += piece.length;
   // UTF-8 needs at most 3 bytes per UTF-16 code unit.
   if (buffer.length < units * 3) buffer = new Uint8Array(units * 3 + 1024);
-  if (units < JOIN_BELOW) return buffer.subarray(0, encoder.encodeInto(pieces.join(""), buffer).written);
+  if (units < JOIN_BELOW)
+    return buffer.subarray(0, encoder.encodeInto(pieces.join(""), buffer).written);
   let at = 0;
   for (const piece of pieces) at += encoder.encodeInto(piece, buffer.subarray(at)).written;
   return buffer.subarray(0, at);
