@@ -1,0 +1,93 @@
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { Delivery } from "./deliver.ts";
+
+interface Received {
+  body: string;
+  signature: string;
+}
+
+/** A router stand-in that verifies signatures and answers with the given statuses in turn. */
+async function router(
+  statuses: number[],
+): Promise<{ url: string; received: Received[]; server: Server }> {
+  const received: Received[] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", () => {
+      received.push({ body, signature: String(req.headers["x-router-signature"]) });
+      res.statusCode = statuses.shift() ?? 200;
+      res.end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server };
+}
+
+let server: Server | undefined;
+afterEach(() => server?.close());
+
+const options = (url: string) => ({
+  router: url,
+  origin: "gpu-a",
+  secret: "s3cret",
+  attempts: 3,
+  backoffMs: 1,
+  timeoutMs: 2000,
+  now: () => 1_700_000_000_000,
+});
+
+describe("Delivery", () => {
+  it("signs t.body with HMAC-SHA256 as the router verifies it", async () => {
+    const r = await router([200]);
+    server = r.server;
+    const result = await new Delivery(options(r.url)).send([{ type: "cache-reset" }]);
+    expect(result).toEqual({ ok: true });
+    const [{ body, signature }] = r.received as [Received];
+    expect(JSON.parse(body)).toEqual({ origin: "gpu-a", events: [{ type: "cache-reset" }] });
+    const mac = createHmac("sha256", "s3cret").update(`1700000000.${body}`).digest("hex");
+    expect(signature).toBe(`t=1700000000,v1=${mac}`);
+  });
+
+  it("retries 5xx with backoff, then succeeds", async () => {
+    const r = await router([503, 500, 200]);
+    server = r.server;
+    expect(
+      await new Delivery(options(r.url)).send([
+        { type: "load", running: 1, waiting: 0, kvUsage: 0 },
+      ]),
+    ).toEqual({ ok: true });
+    expect(r.received).toHaveLength(3);
+  });
+
+  it("does not retry a 401, and keeps state-changing events (not load) for next time", async () => {
+    const r = await router([401, 200]);
+    server = r.server;
+    const d = new Delivery(options(r.url));
+    const first = await d.send([
+      { type: "health", status: "down" },
+      { type: "load", running: 1, waiting: 0, kvUsage: 0 },
+    ]);
+    expect(first).toMatchObject({ ok: false, status: 401 });
+    expect(r.received).toHaveLength(1);
+    expect(d.pending).toEqual([{ type: "health", status: "down" }]);
+    await d.send([{ type: "load", running: 2, waiting: 0, kvUsage: 0 }]);
+    expect(JSON.parse(r.received[1]?.body ?? "").events).toEqual([
+      { type: "health", status: "down" },
+      { type: "load", running: 2, waiting: 0, kvUsage: 0 },
+    ]);
+    expect(d.pending).toEqual([]);
+  });
+
+  it("survives a router that refuses connections", async () => {
+    const d = new Delivery({ ...options("http://127.0.0.1:9"), attempts: 2 });
+    const result = await d.send([{ type: "cache-reset" }]);
+    expect(result).toMatchObject({ ok: false, status: null });
+    expect(d.pending).toEqual([{ type: "cache-reset" }]);
+  });
+});
