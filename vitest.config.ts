@@ -12,8 +12,28 @@ export default defineConfig({
         },
       },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
-        test: { name: "worker", include: ["src/worker/**/*.test.ts"] },
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            // Secrets and a short settings TTL for the tests (wrangler.toml lists the names).
+            miniflare: {
+              bindings: {
+                ADMIN_TOKEN: "test-admin-token",
+                WEBHOOK_SECRET: "test-webhook-secret",
+                TEST_ORIGIN_KEY: "sk-origin-secret",
+                SETTINGS_CACHE_MS: "200",
+              },
+            },
+          }),
+        ],
+        test: {
+          name: "worker",
+          include: ["src/worker/**/*.test.ts"],
+          // Real HTTP origins for the Worker to route to (src/worker/test/origins.node.ts).
+          globalSetup: ["src/worker/test/origins.node.ts"],
+          testTimeout: 20_000,
+          hookTimeout: 20_000,
+        },
       },
     ],
   },

@@ -1,7 +1,6 @@
-import { DurableObject } from "cloudflare:workers";
-export class RouterObject extends DurableObject {
-  ping(): string {
-    return "pong";
-  }
-}
-export default { fetch: () => new Response("ok") } satisfies ExportedHandler;
+/** The Worker's entry point: the Hono app for HTTP and the pool's Durable Object class. */
+import { app } from "./app.ts";
+
+export { RouterObject } from "./router-object/router-object.ts";
+
+export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

@@ -53,7 +53,11 @@ export class CircuitBreaker {
     }
   }
 
-  /** A probe that never reported back (lease expired) must not block the origin forever. */
+  /**
+   * A request that ended without proving anything (its lease expired, the client left, it was
+   * cancelled): if it was the half-open probe, the next request may probe instead, so the origin
+   * is not blocked forever.
+   */
   onAbandon(): void {
     this.#probing = false;
   }

@@ -215,6 +215,11 @@ export class LoadBoard {
     this.#origins[i]?.circuit.onSuccess();
   }
 
+  /** A request ended without telling whether the origin works (see CircuitBreaker.onAbandon). */
+  onAbandon(i: number): void {
+    this.#origins[i]?.circuit.onAbandon();
+  }
+
   onFailure(i: number, now: number): void {
     this.#origins[i]?.circuit.onFailure(now, this.options);
   }

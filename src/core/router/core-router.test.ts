@@ -91,7 +91,8 @@ describe("CoreRouter", () => {
     const d = r.route(p, 0);
     const next = d.alternates[0] as string;
     expect(d.alternates).not.toContain(d.origin);
-    expect(r.reroute(d.ticket as string, "status-5xx", next, 1)).toBe(true);
+    expect(r.reroute(d.ticket as string, "status-5xx", next, 1)).toBe(0);
+    expect(r.reroute("unknown", "status-5xx", next, 1)).toBeNull();
     const stats = r.stats(1);
     expect(stats.origins.find((o) => o.id === d.origin)).toMatchObject({
       outstanding: 0,
@@ -112,6 +113,35 @@ describe("CoreRouter", () => {
     expect(open.length).toBeGreaterThan(0);
     for (let k = 0; k < 10; k++)
       expect(open.map((o) => o.id)).not.toContain(r.route(prompt(50 + k, 4, 0, 4), 7).origin);
+  });
+
+  it("cancel releases an unused ticket without blaming or crediting its origin", () => {
+    const r = router("cache-aware");
+    const p = prompt(31, 10, 0, 10);
+    const d = r.route(p, 0);
+    expect(r.cancel(d.ticket as string, 1)).toBe(true);
+    expect(r.cancel(d.ticket as string, 1)).toBe(false);
+    const stats = r.stats(1);
+    expect(stats.outstanding).toBe(0);
+    expect(stats.origins.find((o) => o.id === d.origin)).toMatchObject({
+      ownedTokens: 0,
+      consecutiveFailures: 0,
+    });
+    expect(stats.failures).toEqual({});
+  });
+
+  it("bug: a half-open probe ending without a verdict (client left) left the origin blocked", () => {
+    const r = router("prefix-hash", { circuit: { failureThreshold: 1, cooldownMs: 1000 } });
+    const p = prompt(41, 8, 0, 8);
+    const first = r.route(p, 0);
+    const target = first.origin as string;
+    r.complete(first.ticket as string, { ok: false, failure: "status-5xx" }, 1);
+    expect(r.stats(2).origins.find((o) => o.id === target)?.circuit).toBe("open");
+    // After the cool-down the ring sends the probe to the target; the client then leaves.
+    const probe = r.route(p, 1001);
+    expect(probe.origin).toBe(target);
+    r.complete(probe.ticket as string, { ok: false }, 1002);
+    expect(r.route(p, 1003).origin).toBe(target);
   });
 
   it("never routes when no origin is eligible, and says why", () => {

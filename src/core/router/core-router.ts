@@ -291,11 +291,14 @@ export class CoreRouter {
     return out;
   }
 
-  /** The ticket's origin failed before its first byte; `next` will be tried instead. */
-  reroute(ticket: string, failure: FailureKind, next: string, now: number): boolean {
+  /**
+   * The ticket's origin failed before its first byte; `next` will be tried instead. Returns the
+   * prompt tokens `next` is believed to hold, or null for an unknown ticket or origin.
+   */
+  reroute(ticket: string, failure: FailureKind, next: string, now: number): number | null {
     const pending = this.#pending.get(ticket);
     const nextSlot = this.#slotOf.get(next);
-    if (!pending || nextSlot === undefined) return false;
+    if (!pending || nextSlot === undefined) return null;
     const promptTokens = this.#board.release(ticket, false, now)?.promptTokens ?? 0;
     this.#unclaim(pending);
     this.#onFailure(pending.slot, failure, now);
@@ -308,6 +311,20 @@ export class CoreRouter {
       promptTokens,
       now,
     );
+    return matchedTokens;
+  }
+
+  /**
+   * The ticket will not be used (e.g. a decision that arrived after the Worker stopped waiting):
+   * release it as if it had never been routed, blaming no origin. False for an unknown ticket.
+   */
+  cancel(ticket: string, now: number): boolean {
+    const pending = this.#pending.get(ticket);
+    if (!pending) return false;
+    this.#pending.delete(ticket);
+    this.#board.release(ticket, false, now);
+    this.#board.onAbandon(pending.slot);
+    this.#unclaim(pending);
     return true;
   }
 
@@ -334,6 +351,10 @@ export class CoreRouter {
     if (outcome.ok) {
       this.#board.onSuccess(pending.slot);
       if (outcome.cachedTokens !== undefined) this.#learn(pending, outcome);
+    } else if (outcome.failure === undefined) {
+      // Neither success nor the origin's fault (client left, 4xx): a half-open probe that ends
+      // this way proves nothing, so the next request may probe.
+      this.#board.onAbandon(pending.slot);
     }
     return true;
   }
@@ -389,6 +410,11 @@ export class CoreRouter {
       }
     }
     return true;
+  }
+
+  /** Requests routed and not yet completed, cancelled or expired. */
+  get outstanding(): number {
+    return this.#board.outstanding;
   }
 
   /** Release leases whose completion never came. Returns how many. */

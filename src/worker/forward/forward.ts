@@ -1,0 +1,143 @@
+/**
+ * Forwarding a routed request (DESIGN.md, steps 5-7): try the chosen origin, fail over to the
+ * decision's alternates within the pool's retry budget (before the first byte only, with
+ * backoff), stream the answer back byte for byte with the `x-router-*` headers, and report the
+ * outcome to the router that issued the ticket once the body has ended or the client has left.
+ * Every failed attempt moves the ticket with `reroute`, so the failed origin's load and circuit
+ * change at once, before the next attempt is made.
+ */
+import type { Outcome } from "../../core/router/router-types.ts";
+import type { OriginSettings, PoolSettings } from "../../core/settings/settings-schema.ts";
+import { ApiError } from "../errors/api-error.ts";
+import type { Routed } from "../routing/route-request.ts";
+import { type AttemptRequest, type AttemptResult, attempt } from "./attempt.ts";
+import { clientHeaders } from "./origin-request.ts";
+import { scanModeOf, UsageScanner } from "./usage-scanner.ts";
+import { type TapEnd, tapUsage } from "./usage-tap.ts";
+
+type Failed = Extract<AttemptResult, { ok: false }>;
+
+export interface ForwardInput {
+  readonly env: Env;
+  readonly ctx: Pick<ExecutionContext, "waitUntil">;
+  readonly pool: PoolSettings;
+  readonly routed: Routed;
+  readonly request: Omit<AttemptRequest, "timeoutMs">;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function forward(input: ForwardInput): Promise<Response> {
+  const { pool, routed, ctx } = input;
+  const { decision, ledger } = routed;
+  const ticket = decision.ticket;
+  if (decision.origin === null || ticket === null) throw noEligibleOrigin(pool);
+  const origins = new Map(pool.origins.map((o) => [o.id, o]));
+  // Alternates the isolate's settings do not know (the object may hold newer ones) are skipped.
+  const candidates = [decision.origin, ...decision.alternates]
+    .map((id) => origins.get(id))
+    .filter((o): o is OriginSettings => o !== undefined)
+    .slice(0, pool.retry.maxAttempts);
+  const request = { ...input.request, timeoutMs: pool.firstByteTimeoutMs };
+  const failures: Failed[] = [];
+  let matchedTokens = decision.matchedTokens;
+  try {
+    for (const [i, origin] of candidates.entries()) {
+      if (i > 0) {
+        const backoff = pool.retry.backoffMs * pool.retry.backoffMultiplier ** (i - 1);
+        const [matched] = await Promise.all([
+          ledger.reroute(ticket, failures[i - 1]!.failure, origin.id),
+          sleep(backoff),
+        ]);
+        matchedTokens = matched ?? 0;
+      }
+      const result = await attempt(input.env, origin, request);
+      if (result.ok) {
+        return respond(
+          result.response,
+          result.startedAt,
+          { origin: origin.id, attempts: i + 1, matchedTokens },
+          input,
+        );
+      }
+      failures.push(result);
+    }
+  } catch (error) {
+    // A misconfigured origin (its key secret unset): release the lease, then report the error.
+    ctx.waitUntil(ledger.cancel(ticket));
+    throw error;
+  }
+  ctx.waitUntil(ledger.complete(ticket, { ok: false, failure: failures.at(-1)?.failure }));
+  throw allFailed(failures);
+}
+
+interface Served {
+  origin: string;
+  attempts: number;
+  /** Prompt tokens the serving origin was believed to hold (after any failover). */
+  matchedTokens: number;
+}
+
+function respond(
+  response: Response,
+  startedAt: number,
+  served: Served,
+  input: ForwardInput,
+): Response {
+  const { decision, ledger } = input.routed;
+  const ticket = decision.ticket as string;
+  const headers = clientHeaders(response.headers);
+  headers.set("x-router-origin", served.origin);
+  headers.set("x-router-policy", decision.policy);
+  headers.set("x-router-reason", decision.reason);
+  headers.set("x-router-matched-tokens", String(served.matchedTokens));
+  headers.set("x-router-attempts", String(served.attempts));
+  // A Response built here does not carry headers Hono's middleware set on the context.
+  headers.set("x-request-id", input.request.requestId);
+  const init = { status: response.status, statusText: response.statusText, headers };
+  if (!response.body) {
+    const end: TapEnd = { kind: "end", usage: {}, firstByteAt: null };
+    input.ctx.waitUntil(ledger.complete(ticket, outcomeOf(end, response.status, startedAt)));
+    return new Response(null, init);
+  }
+  const scanner = new UsageScanner(scanModeOf(response.headers.get("content-type")));
+  const { stream, ended } = tapUsage(response.body, scanner, Date.now);
+  input.ctx.waitUntil(
+    ended.then((end) => ledger.complete(ticket, outcomeOf(end, response.status, startedAt))),
+  );
+  return new Response(stream, init);
+}
+
+/**
+ * What the router learns from a response that began. Only a stream the origin broke counts
+ * against it; a client leaving or an origin's 4xx answer is neither success nor failure.
+ */
+function outcomeOf(end: TapEnd, status: number, startedAt: number): Outcome {
+  const ttfbMs = end.firstByteAt === null ? undefined : end.firstByteAt - startedAt;
+  if (end.kind === "origin-error") return { ok: false, failure: "stream", ttfbMs };
+  const ok = end.kind === "end" && status >= 200 && status < 300;
+  return { ok, ttfbMs, ...end.usage };
+}
+
+function noEligibleOrigin(pool: PoolSettings): ApiError {
+  return new ApiError(
+    503,
+    "server_error",
+    "no_eligible_origin",
+    "no origin of this model is available",
+    { headers: { "retry-after": String(Math.ceil(pool.circuit.cooldownMs / 1000)) } },
+  );
+}
+
+/** 503 with the origins' own Retry-After when every one was busy (429); else 502. */
+function allFailed(failures: readonly Failed[]): ApiError {
+  const summary = failures.map((f) => `${f.origin}: ${f.failure}`).join(", ");
+  const message = `all ${failures.length} attempts failed (${summary})`;
+  if (failures.length > 0 && failures.every((f) => f.failure === "status-429")) {
+    const retryAfter = Math.max(1, ...failures.map((f) => f.retryAfter ?? 1));
+    return new ApiError(503, "server_error", "origins_overloaded", message, {
+      headers: { "retry-after": String(retryAfter) },
+    });
+  }
+  return new ApiError(502, "server_error", "origins_failed", message);
+}

@@ -1,0 +1,82 @@
+/**
+ * What goes to the origin and what comes back, header by header. The client's credentials
+ * (Authorization, cookies) and hop-by-hop headers (RFC 9110 section 7.6.1) never reach the
+ * origin; the origin's own key, from the Worker secret its settings name, does. Cloudflare's
+ * `cf-*` headers and the router's own `x-router-*` request headers stay at the edge too.
+ */
+import type { OriginSettings } from "../../core/settings/settings-schema.ts";
+import { ApiError } from "../errors/api-error.ts";
+
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+];
+const CLIENT_ONLY = ["authorization", "cookie", "host", "content-length"];
+
+function stripHopByHop(headers: Headers): void {
+  // Headers the sender listed in Connection are hop-by-hop too.
+  for (const name of (headers.get("connection") ?? "").split(",")) {
+    const trimmed = name.trim();
+    if (trimmed) headers.delete(trimmed);
+  }
+  for (const name of HOP_BY_HOP) headers.delete(name);
+}
+
+/** The origin's endpoint for `path`; a base URL already ending in `/v1` is not doubled. */
+export function originUrl(base: string, path: string): string {
+  const url = new URL(base);
+  let prefix = url.pathname.replace(/\/+$/, "");
+  if (prefix.endsWith("/v1") && path.startsWith("/v1/")) prefix = prefix.slice(0, -3);
+  url.pathname = prefix + path;
+  return url.toString();
+}
+
+/** The origin's API key, or undefined when it needs none. */
+export function originKey(env: Env, origin: OriginSettings): string | undefined {
+  if (origin.apiKeySecret === undefined) return undefined;
+  const key = (env as unknown as Record<string, unknown>)[origin.apiKeySecret];
+  if (typeof key === "string" && key !== "") return key;
+  console.error(`origin ${origin.id}: secret ${origin.apiKeySecret} is not set`);
+  throw new ApiError(
+    500,
+    "server_error",
+    "origin_misconfigured",
+    "the router is misconfigured: an origin's API key is not set",
+  );
+}
+
+export function originHeaders(
+  client: Headers,
+  apiKey: string | undefined,
+  requestId: string,
+): Headers {
+  const headers = new Headers(client);
+  stripHopByHop(headers);
+  for (const name of CLIENT_ONLY) headers.delete(name);
+  for (const name of [...headers.keys()]) {
+    if (name.startsWith("cf-") || name.startsWith("x-router-")) headers.delete(name);
+  }
+  if (apiKey !== undefined) headers.set("authorization", `Bearer ${apiKey}`);
+  headers.set("x-request-id", requestId);
+  return headers;
+}
+
+/**
+ * The origin's response headers for the client: hop-by-hop removed, and Set-Cookie too (a
+ * cookie of the origin's host means nothing on the router's). Content-Length goes because the
+ * runtime may have decoded a compressed body, which changes its length.
+ */
+export function clientHeaders(origin: Headers): Headers {
+  const headers = new Headers(origin);
+  stripHopByHop(headers);
+  headers.delete("set-cookie");
+  headers.delete("content-length");
+  return headers;
+}

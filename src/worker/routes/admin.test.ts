@@ -1,0 +1,171 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, call, chat, origin, originBase, pool, putSettings } from "../test/helpers.ts";
+
+const MODEL = "admin-model";
+
+const good = {
+  pools: { [MODEL]: pool([origin("ad-a")], { policy: { type: "round-robin" } }) },
+};
+
+beforeAll(async () => {
+  await putSettings(good);
+});
+
+async function routedTo(): Promise<{ origin: string | null; policy: string | null }> {
+  const res = await chat(MODEL, [{ role: "user", content: "hi" }]);
+  expect(res.status).toBe(200);
+  await res.text();
+  return { origin: res.headers.get("x-router-origin"), policy: res.headers.get("x-router-policy") };
+}
+
+describe("admin API", () => {
+  it("missing or wrong token: 401 in the OpenAI error shape", async () => {
+    for (const authorization of [undefined, "Bearer wrong-token", `Bearer ${env.ADMIN_TOKEN}x`]) {
+      const headers: Record<string, string> = authorization ? { authorization } : {};
+      for (const path of ["/admin/settings", `/admin/state?model=${MODEL}`]) {
+        const res = await call(path, { headers });
+        expect(res.status).toBe(401);
+        expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
+        const body = (await res.json()) as { error: { type: string } };
+        expect(body.error.type).toBe("authentication_error");
+      }
+    }
+    const put = await call("/admin/settings", {
+      method: "PUT",
+      headers: { authorization: "Bearer wrong-token" },
+      body: JSON.stringify(good),
+    });
+    expect(put.status).toBe(401);
+  });
+
+  it("GET /admin/settings returns the document in force, defaults filled in", async () => {
+    const res = await admin("/admin/settings");
+    expect(res.status).toBe(200);
+    const settings = (await res.json()) as {
+      version: number;
+      pools: Record<string, { chunkBytes: number }>;
+    };
+    expect(settings.version).toBe(1);
+    expect(settings.pools[MODEL]?.chunkBytes).toBe(256);
+    expect(Number(res.headers.get("x-settings-revision"))).toBeGreaterThan(0);
+  });
+
+  it("invalid settings: 400 naming each bad field, and nothing changes", async () => {
+    const kvBefore = await env.SETTINGS.get("settings");
+    const bad = {
+      pools: {
+        [MODEL]: {
+          origins: [
+            { id: "ad-b", url: "ftp://nope" },
+            { id: "ad-c", url: `${originBase}/ok/c`, apiKeySecret: "NOPE_NOT_SET" },
+          ],
+          retry: { maxAttempts: 0 },
+          typo: true,
+        },
+      },
+    };
+    const res = await admin("/admin/settings", { method: "PUT", body: JSON.stringify(bad) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as {
+      error: { code: string; message: string; details: { field: string }[] };
+    };
+    expect(body.error.code).toBe("invalid_settings");
+    const fields = body.error.details.map((d) => d.field);
+    expect(fields).toContain('pools["admin-model"].origins[0].url');
+    expect(fields).toContain('pools["admin-model"].retry.maxAttempts');
+    expect(fields).toContain('pools["admin-model"].typo');
+    expect(body.error.message).toContain("retry.maxAttempts");
+    expect(await env.SETTINGS.get("settings")).toBe(kvBefore);
+    expect((await routedTo()).origin).toBe("ad-a");
+  });
+
+  it("an origin key secret that is not set: 400 naming the field", async () => {
+    const doc = {
+      pools: { [MODEL]: pool([origin("ad-a", "ok", { apiKeySecret: "NOPE_NOT_SET" })]) },
+    };
+    const res = await admin("/admin/settings", { method: "PUT", body: JSON.stringify(doc) });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { field: string }[] } };
+    expect(body.error.details.map((d) => d.field)).toEqual([
+      'pools["admin-model"].origins[0].apiKeySecret',
+    ]);
+  });
+
+  it("invalid JSON: 400", async () => {
+    const res = await admin("/admin/settings", { method: "PUT", body: "{" });
+    expect(res.status).toBe(400);
+  });
+
+  it("valid settings take effect without redeploy: new origins, new policy, new models", async () => {
+    expect(await routedTo()).toEqual({ origin: "ad-a", policy: "round-robin" });
+    const next = {
+      pools: {
+        [MODEL]: pool([origin("ad-b")], { policy: { type: "prefix-hash" } }),
+        "admin-new-model": pool([origin("ad-n")]),
+      },
+    };
+    const res = await admin("/admin/settings", { method: "PUT", body: JSON.stringify(next) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      pools: { [MODEL]: "applied", "admin-new-model": "applied" },
+    });
+    expect(await routedTo()).toEqual({ origin: "ad-b", policy: "prefix-hash" });
+    const models = (await (await call("/v1/models")).json()) as { data: { id: string }[] };
+    expect(models.data.map((m) => m.id).sort()).toEqual([MODEL, "admin-new-model"]);
+    // The object itself took the settings (pushed), not only this isolate.
+    const state = (await env.ROUTER.getByName(MODEL).state())!;
+    expect(state.router.origins.map((o) => o.id)).toEqual(["ad-b"]);
+    await putSettings(good);
+  });
+
+  it("an invalid document written to KV directly keeps the last good one, reported on /admin/state", async () => {
+    await env.SETTINGS.put("settings", JSON.stringify({ pools: { [MODEL]: { origins: [] } } }));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await routedTo()).origin).toBe("ad-a");
+    const res = await admin(`/admin/state?model=${MODEL}`);
+    expect(res.status).toBe(200);
+    const state = (await res.json()) as { settings: { rejected: { errors: { field: string }[] } } };
+    expect(state.settings.rejected.errors.map((e) => e.field)).toEqual([
+      'pools["admin-model"].origins',
+    ]);
+    await putSettings(good);
+  });
+
+  it("a valid document written to KV directly is picked up after the cache TTL", async () => {
+    await env.SETTINGS.put(
+      "settings",
+      JSON.stringify({ pools: { [MODEL]: pool([origin("ad-kv")]) } }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect((await routedTo()).origin).toBe("ad-kv");
+    await putSettings(good);
+  });
+
+  it("GET /admin/state shows the pool without origin credentials", async () => {
+    const secretUrl = `${originBase.replace("http://", "http://user:hunter2@")}/ok/ad-s?key=sk-123`;
+    await putSettings({ pools: { [MODEL]: pool([{ id: "ad-s", url: secretUrl }]) } });
+    const res = await admin(`/admin/state?model=${MODEL}`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain("hunter2");
+    expect(text).not.toContain("sk-123");
+    const state = JSON.parse(text) as {
+      object: { router: { origins: { id: string; url: string }[]; recent: unknown[] } };
+    };
+    expect(state.object.router.origins).toMatchObject([
+      { id: "ad-s", url: `${originBase}/ok/ad-s` },
+    ]);
+    const unknown = await admin("/admin/state?model=nope");
+    expect(unknown.status).toBe(404);
+    const missing = await admin("/admin/state");
+    expect(missing.status).toBe(400);
+    await putSettings(good);
+  });
+
+  it("GET /healthz", async () => {
+    const res = await call("/healthz");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: "ok" });
+  });
+});

@@ -1,0 +1,150 @@
+/**
+ * The admin API, behind `Authorization: Bearer <ADMIN_TOKEN>` (Hono's bearerAuth, constant-time):
+ * - GET /admin/settings: the settings document in force (defaults filled in).
+ * - PUT /admin/settings: validate fully, write KV, use at once in this isolate and push to every
+ *   pool's object; an invalid document changes nothing and lists each bad field.
+ * - GET /admin/state?model=: the pool's origins, load, health, index, recent decisions, as the
+ *   object sees them, plus this isolate's settings status and fallback router.
+ * Origin URLs are shown without credentials or query strings: those may hold keys.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { bearerAuth } from "hono/bearer-auth";
+import { bodyLimit } from "hono/body-limit";
+import type { RouterStats } from "../../core/router/router-types.ts";
+import { formatSettingsErrors, parseSettings } from "../../core/settings/parse-settings.ts";
+import type { AppEnv } from "../app-env.ts";
+import { ApiError, invalidRequest } from "../errors/api-error.ts";
+import { fallbackRouters } from "../routing/fallback-routers.ts";
+import { poolStub } from "../routing/pool-object.ts";
+import { withDeadline } from "../routing/with-deadline.ts";
+import { missingSecrets } from "../settings/check-secrets.ts";
+import {
+  currentSettings,
+  SETTINGS_KEY,
+  type SettingsMetadata,
+  settingsCache,
+} from "../settings/settings-cache.ts";
+
+const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+const OBJECT_TIMEOUT_MS = 5000;
+
+const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const token = c.env.ADMIN_TOKEN;
+  if (!token) {
+    console.error("admin API: ADMIN_TOKEN is not set; rejecting all");
+    throw new ApiError(401, "authentication_error", "unauthorized", "admin API is disabled");
+  }
+  return bearerAuth<AppEnv>({ token })(c, next);
+};
+
+/** scheme://host/path only: credentials and query strings may carry keys. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "(invalid url)";
+  }
+}
+
+function redactStats(stats: RouterStats): RouterStats {
+  return { ...stats, origins: stats.origins.map((o) => ({ ...o, url: redactUrl(o.url) })) };
+}
+
+async function putSettings(env: Env, text: string): Promise<Record<string, string>> {
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    throw invalidRequest("invalid_json", "settings document is not valid JSON");
+  }
+  const parsed = parseSettings(input);
+  const errors = parsed.ok ? missingSecrets(parsed.value, env) : parsed.errors;
+  if (!parsed.ok || errors.length > 0) {
+    throw new ApiError(
+      400,
+      "invalid_request_error",
+      "invalid_settings",
+      formatSettingsErrors(errors),
+      {
+        details: errors,
+      },
+    );
+  }
+  const now = Date.now();
+  // Strictly increasing, so objects always prefer the newest document.
+  const revision = Math.max(now, (settingsCache.status().revision ?? 0) + 1);
+  const metadata: SettingsMetadata = { revision };
+  await env.SETTINGS.put(SETTINGS_KEY, text, { metadata });
+  settingsCache.adopt(parsed.value, revision, now, text);
+  const loaded = await currentSettings(env);
+  const pushed = await Promise.all(
+    Object.entries(parsed.value.pools).map(async ([model, pool]) => {
+      const ref = { model, pool, version: loaded.version(model) };
+      try {
+        const stub = poolStub(env, ref);
+        await withDeadline(stub.applySettings(model, pool, ref.version), OBJECT_TIMEOUT_MS);
+        return [model, "applied"] as const;
+      } catch (error) {
+        // The object takes them on its next request instead (see rpc-types.ts).
+        console.warn(`settings push to ${model} failed: ${String(error)}`);
+        return [model, "pending"] as const;
+      }
+    }),
+  );
+  return Object.fromEntries(pushed);
+}
+
+export const adminRoutes = new Hono<AppEnv>()
+  .use(adminAuth)
+  .get("/settings", async (c) => {
+    const { settings, revision } = await currentSettings(c.env);
+    return c.json(settings, 200, { "x-settings-revision": String(revision) });
+  })
+  .put(
+    "/settings",
+    bodyLimit({
+      maxSize: MAX_SETTINGS_BYTES,
+      onError: () => {
+        throw new ApiError(413, "invalid_request_error", "request_too_large", "settings too large");
+      },
+    }),
+    async (c) => {
+      const pools = await putSettings(c.env, await c.req.text());
+      return c.json({ revision: settingsCache.status().revision, pools });
+    },
+  )
+  .get("/state", async (c) => {
+    const model = c.req.query("model");
+    if (!model) throw invalidRequest("missing_required_parameter", "model: is required", "model");
+    const settings = await currentSettings(c.env);
+    const pool = settings.pool(model);
+    if (!pool) {
+      throw new ApiError(
+        404,
+        "invalid_request_error",
+        "model_not_found",
+        `no pool for '${model}'`,
+        {
+          param: "model",
+        },
+      );
+    }
+    const ref = { model, pool, version: settings.version(model) };
+    let object: unknown = null;
+    let objectError: string | null = null;
+    try {
+      const state = await withDeadline(poolStub(c.env, ref).state(), OBJECT_TIMEOUT_MS);
+      object = state && { ...state, router: redactStats(state.router as RouterStats) };
+    } catch (error) {
+      objectError = error instanceof Error ? error.name : "error";
+    }
+    const fallback = fallbackRouters.stats(model, Date.now());
+    return c.json({
+      model,
+      settings: { ...settingsCache.status(), version: ref.version },
+      object,
+      objectError,
+      fallback: fallback && redactStats(fallback),
+    });
+  });

@@ -1,0 +1,82 @@
+/**
+ * `POST /v1/chat/completions` and `POST /v1/completions` (DESIGN.md, "One request, end to
+ * end"): body limit, parse, validate the routing fields, find the pool, hash the prompt here at
+ * the edge, ask the pool's object (or the fallback) for a decision, forward the original bytes.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { promptKey } from "../../core/prompt/prompt-key.ts";
+import type { AppEnv } from "../app-env.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { forward } from "../forward/forward.ts";
+import { routeRequest } from "../routing/route-request.ts";
+import { currentSettings } from "../settings/settings-cache.ts";
+import { chatRequest, completionRequest, parseLlmRequest } from "./llm-request.ts";
+
+/** Optional affinity key: requests with the same value share an origin under prefix policies. */
+const SESSION_HEADER = "x-router-session";
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(
+    413,
+    "invalid_request_error",
+    "request_too_large",
+    `request body is larger than ${limit} bytes`,
+  );
+}
+
+/** The largest pool's limit applies until the model, and with it the pool, is known. */
+const limitBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { maxBodyBytes } = await currentSettings(c.env);
+  const limit = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: () => {
+      throw tooLarge(maxBodyBytes);
+    },
+  });
+  return limit(c, next);
+};
+
+function completionsHandler(
+  schema: typeof chatRequest | typeof completionRequest,
+): MiddlewareHandler<AppEnv> {
+  return async function completions(c) {
+    const settings = await currentSettings(c.env);
+    const bytes = await c.req.arrayBuffer();
+    const body = parseLlmRequest(bytes, schema);
+    const pool = settings.pool(body.model);
+    if (!pool) {
+      throw new ApiError(
+        404,
+        "invalid_request_error",
+        "model_not_found",
+        `the model '${body.model}' does not exist`,
+        { param: "model" },
+      );
+    }
+    if (bytes.byteLength > pool.maxBodyBytes) throw tooLarge(pool.maxBodyBytes);
+    const key = promptKey(body, pool.chunkBytes);
+    const ref = { model: body.model, pool, version: settings.version(body.model) };
+    const routed = await routeRequest(c.env, c.executionCtx, ref, {
+      chunkHashes: key.chunkHashes,
+      promptTokens: key.promptTokens,
+      sessionKey: c.req.header(SESSION_HEADER),
+    });
+    return forward({
+      env: c.env,
+      ctx: c.executionCtx,
+      pool,
+      routed,
+      request: {
+        path: c.req.path,
+        headers: c.req.raw.headers,
+        body: bytes,
+        requestId: c.get("requestId"),
+      },
+    });
+  };
+}
+
+export const completionsRoutes = new Hono<AppEnv>()
+  .post("/chat/completions", limitBody, completionsHandler(chatRequest))
+  .post("/completions", limitBody, completionsHandler(completionRequest));

@@ -1,0 +1,57 @@
+/**
+ * The Worker's own routers, for when the pool's Durable Object cannot answer in time
+ * (DESIGN.md, step 8): per pool, a `CoreRouter` held in this isolate with the pool's settings
+ * but the `prefix-hash` policy, so a prefix keeps landing on the same origin from every isolate
+ * without shared state, and the load and circuits this isolate sees still steer it. It is the
+ * same core code the object runs; nothing here decides anything.
+ *
+ * prefix-hash never reads the index, so the fallback's index gets a small budget: the default
+ * (1M chunks, tens of MB) would crowd the isolate's 128 MB for nothing.
+ */
+
+import { policyOf } from "../../core/policies/index.ts";
+import { CoreRouter } from "../../core/router/core-router.ts";
+import type { RouterStats } from "../../core/router/router-types.ts";
+import type { PoolSettings } from "../../core/settings/settings-schema.ts";
+import type { PoolVersion } from "../router-object/rpc-types.ts";
+
+const FALLBACK_INDEX_CHUNKS = 10_000;
+
+interface Held {
+  fingerprint: string;
+  router: CoreRouter;
+}
+
+export class FallbackRouters {
+  #held = new Map<string, Held>();
+  #ticketPrefix: string | null = null;
+
+  /** The pool's fallback router, brought up to `version`'s settings. */
+  get(model: string, pool: PoolSettings, version: PoolVersion): CoreRouter {
+    const settings: PoolSettings = {
+      ...pool,
+      policy: policyOf("prefix-hash"),
+      indexMaxChunks: Math.min(pool.indexMaxChunks, FALLBACK_INDEX_CHUNKS),
+    };
+    const held = this.#held.get(model);
+    if (held) {
+      if (held.fingerprint !== version.fingerprint) {
+        held.router.applySettings(settings);
+        held.fingerprint = version.fingerprint;
+      }
+      return held.router;
+    }
+    // Random values are not available at module load in Workers, so the prefix is made here.
+    this.#ticketPrefix ??= `fb-${crypto.randomUUID().slice(0, 8)}-`;
+    const router = new CoreRouter(settings, { model, ticketPrefix: this.#ticketPrefix });
+    this.#held.set(model, { fingerprint: version.fingerprint, router });
+    return router;
+  }
+
+  stats(model: string, now: number): RouterStats | null {
+    return this.#held.get(model)?.router.stats(now) ?? null;
+  }
+}
+
+/** One set per isolate. */
+export const fallbackRouters = new FallbackRouters();

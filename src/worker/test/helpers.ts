@@ -1,0 +1,122 @@
+/**
+ * Shared pieces of the worker tests (they run inside workerd): requests through the Worker's
+ * real entry point, settings written through the admin API, webhook signing, polling.
+ */
+import { env, exports } from "cloudflare:workers";
+import { inject } from "vitest";
+import type { PoolSettingsInput, SettingsInput } from "../../core/settings/settings-schema.ts";
+
+export const originBase = inject("originBase");
+export const refusedBase = inject("refusedBase");
+
+/** An origin of the test server (see origins.node.ts) with the given behaviour. */
+export function origin(id: string, behaviour = "ok", extra: Record<string, unknown> = {}) {
+  return { id, url: `${originBase}/${behaviour}/${id}`, ...extra };
+}
+
+export function pool(
+  origins: PoolSettingsInput["origins"],
+  extra: Partial<PoolSettingsInput> = {},
+) {
+  return { origins, ...extra } satisfies PoolSettingsInput;
+}
+
+export function call(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(new Request(`https://router.test${path}`, init));
+}
+
+export function admin(path: string, init: RequestInit = {}): Promise<Response> {
+  const headers = new Headers(init.headers);
+  headers.set("authorization", `Bearer ${env.ADMIN_TOKEN}`);
+  return call(path, { ...init, headers });
+}
+
+export async function putSettings(settings: SettingsInput): Promise<void> {
+  const res = await admin("/admin/settings", { method: "PUT", body: JSON.stringify(settings) });
+  if (res.status !== 200) throw new Error(`PUT /admin/settings: ${res.status} ${await res.text()}`);
+}
+
+export function chat(
+  model: string,
+  messages: unknown[],
+  options: { stream?: boolean; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  return call("/v1/chat/completions", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...options.headers },
+    body: JSON.stringify({ model, messages, stream: options.stream ?? false }),
+  });
+}
+
+/** A conversation: a long shared system prompt (`topic` makes it unique), then `turns` turns. */
+export function conversation(topic: string, turns: number): unknown[] {
+  const system = `You are the assistant for ${topic}. `.repeat(120);
+  const messages: unknown[] = [{ role: "system", content: system }];
+  for (let t = 0; t < turns; t++) {
+    messages.push({ role: "user", content: `question ${t} about ${topic}` });
+    messages.push({ role: "assistant", content: `answer ${t} about ${topic}` });
+  }
+  messages.push({ role: "user", content: `final question about ${topic}` });
+  return messages;
+}
+
+/** Read and discard the body, so the request completes. */
+export async function drain(res: Response): Promise<string> {
+  return await res.text();
+}
+
+export async function hits(name: string): Promise<number> {
+  return Number(await (await fetch(`${originBase}/_hits/${name}`)).text());
+}
+
+export async function releaseHeld(name: string): Promise<void> {
+  await (await fetch(`${originBase}/_release/${name}`)).text();
+}
+
+export function objectState(model: string) {
+  return env.ROUTER.getByName(model).state();
+}
+
+/** Poll `check` until it returns true, or fail after `timeoutMs`. */
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 5000,
+  what = "condition",
+): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Requests the pool's object counts as outstanding, summed over origins. */
+export async function outstanding(model: string): Promise<number> {
+  const state = await objectState(model);
+  return state?.router.origins.reduce((sum, o) => sum + o.outstanding, 0) ?? 0;
+}
+
+export async function sign(body: string, timestamp: number, secret = env.WEBHOOK_SECRET) {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await crypto.subtle.sign(
+    "HMAC",
+    key,
+    new TextEncoder().encode(`${timestamp}.${body}`),
+  );
+  const hex = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `t=${timestamp},v1=${hex}`;
+}
+
+export function postEvents(body: string, signature?: string): Promise<Response> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (signature !== undefined) headers["x-router-signature"] = signature;
+  return call("/v1/engine/events", { method: "POST", headers, body });
+}
+
+export const nowSeconds = () => Math.floor(Date.now() / 1000);

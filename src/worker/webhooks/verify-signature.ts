@@ -1,0 +1,73 @@
+/**
+ * Engine webhook signatures, in the Stripe style: the header
+ *   x-router-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
+ * binds the body to its timestamp, so a captured body cannot be replayed under a fresh
+ * timestamp, and a timestamp more than MAX_SKEW_SECONDS away from now is refused (a replay of
+ * the same signed batch inside that window re-applies a report, which is harmless: reports are
+ * states, not increments). Several `v1=` entries are allowed so a secret can be rotated.
+ * The comparison is `crypto.subtle.verify`, which is constant-time.
+ */
+
+export const SIGNATURE_HEADER = "x-router-signature";
+const MAX_SKEW_SECONDS = 300;
+
+export type SignatureCheck =
+  | { ok: true }
+  | { ok: false; reason: "missing" | "malformed" | "stale" | "mismatch" };
+
+/** Imported keys by secret; the key, not the promise, is kept (a promise is per request). */
+const keys = new Map<string, CryptoKey>();
+
+async function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = keys.get(secret);
+  if (!key) {
+    key = await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(secret),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["verify"],
+    );
+    keys.set(secret, key);
+  }
+  return key;
+}
+
+function hexBytes(hex: string): Uint8Array | null {
+  if (!/^[0-9a-fA-F]{64}$/.test(hex)) return null;
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export async function verifySignature(
+  secret: string,
+  header: string | undefined,
+  body: ArrayBuffer,
+  nowSeconds: number,
+): Promise<SignatureCheck> {
+  if (!header) return { ok: false, reason: "missing" };
+  let timestamp: string | null = null;
+  const signatures: Uint8Array[] = [];
+  for (const part of header.split(",")) {
+    const [name, value = ""] = part.trim().split("=", 2);
+    if (name === "t" && /^\d{1,12}$/.test(value)) timestamp = value;
+    else if (name === "v1") {
+      const bytes = hexBytes(value);
+      if (bytes) signatures.push(bytes);
+    }
+  }
+  if (timestamp === null || signatures.length === 0) return { ok: false, reason: "malformed" };
+  if (Math.abs(nowSeconds - Number(timestamp)) > MAX_SKEW_SECONDS) {
+    return { ok: false, reason: "stale" };
+  }
+  const prefix = new TextEncoder().encode(`${timestamp}.`);
+  const signed = new Uint8Array(prefix.length + body.byteLength);
+  signed.set(prefix);
+  signed.set(new Uint8Array(body), prefix.length);
+  const key = await hmacKey(secret);
+  for (const signature of signatures) {
+    if (await crypto.subtle.verify("HMAC", key, signature, signed)) return { ok: true };
+  }
+  return { ok: false, reason: "mismatch" };
+}
