@@ -23,13 +23,22 @@ export function pickMin(candidates: readonly number[], compare: Compare, rng: Rn
   return best;
 }
 
-/** The candidate with the least key; ties broken uniformly at random. -1 if none. */
-export function argmin(
-  candidates: readonly number[],
-  key: (i: number) => number,
-  rng: Rng,
-): number {
-  return pickMin(candidates, (a, b) => key(a) - key(b), rng);
+/** The candidate with the least key (each key computed once); ties at random. -1 if none. */
+export function argmin(candidates: readonly number[], key: (i: number) => number, rng: Rng): number {
+  let best = -1;
+  let bestKey = Number.POSITIVE_INFINITY;
+  let ties = 0;
+  for (const i of candidates) {
+    const k = key(i);
+    if (best < 0 || k < bestKey) {
+      best = i;
+      bestKey = k;
+      ties = 1;
+    } else if (k === bestKey && rng.int(++ties) === 0) {
+      best = i;
+    }
+  }
+  return best;
 }
 
 /** Candidates in ascending order (stable for ties). */

@@ -34,6 +34,7 @@ import type {
   RouteRequest,
   RouterStats,
 } from "./router-types.ts";
+import { ShadowEvaluation } from "./shadow-evaluation.ts";
 
 export const MAX_ORIGINS = 256;
 const SHRINK_ON_MISS = 0.95;
@@ -71,6 +72,8 @@ export class CoreRouter {
   #policy!: Policy;
   #policyKey = "";
   #rng: Rng;
+  #seed: number;
+  #shadows = new ShadowEvaluation();
   #index!: RadixIndex;
   #board: LoadBoard;
   #slots: (Slot | undefined)[] = [];
@@ -86,7 +89,8 @@ export class CoreRouter {
 
   constructor(pool: PoolSettings, options: CoreRouterOptions) {
     this.model = options.model;
-    this.#rng = createRng(options.seed ?? 1);
+    this.#seed = options.seed ?? 1;
+    this.#rng = createRng(this.#seed);
     this.#ticketPrefix = options.ticketPrefix ?? "t";
     this.#board = new LoadBoard(boardOptions(pool));
     this.applySettings(pool);
@@ -111,6 +115,7 @@ export class CoreRouter {
       this.#index = new RadixIndex({ maxOrigins: MAX_ORIGINS, maxChunks: pool.indexMaxChunks });
       for (const s of this.#slots) if (s) s.configuredChunks = 0;
     }
+    this.#shadows.configure(pool.shadowPolicies, this.#seed);
     const policyKey = JSON.stringify(pool.policy);
     if (policyKey !== this.#policyKey) {
       this.#policy = createPolicy(pool.policy);
@@ -192,15 +197,17 @@ export class CoreRouter {
       this.#matchedTokens(this.#matched[slot] as number, request.promptTokens),
     );
     const origins = this.#views(now);
-    const decision = this.#policy.decide({
+    const context = {
       request,
       origins,
       matchedTokens,
       tokensPerChunk: this.tokensPerChunk,
       now,
       rng: this.#rng,
-    });
+    };
+    const decision = this.#policy.decide(context);
     const chosen = decision.origin;
+    if (this.#shadows.size > 0) this.#shadows.observe(context, chosen);
     if (chosen < 0) {
       this.#log.record({
         at: now,
@@ -504,6 +511,7 @@ export class CoreRouter {
       decisions: { total: this.#log.total, byReason: { ...this.#log.byReason } },
       accuracy: { ...this.#accuracy },
       failures: { ...this.#failures },
+      shadows: this.#shadows.stats(),
       outstanding: this.#board.outstanding,
       recent: this.#log.recent(),
     };

@@ -6,6 +6,7 @@
 import type { Health } from "../engine-events.ts";
 import type { CircuitState } from "../load-board/circuit-breaker.ts";
 import type { EngineLoad } from "../policies/policy.ts";
+import type { ShadowStats } from "./shadow-evaluation.ts";
 
 export interface RouteRequest {
   /** chunkHashes[i] names chunks 0..i of the canonical prompt (computed at the edge). */
@@ -85,6 +86,8 @@ export interface RouterStats {
   };
   /** Failed attempts by kind (failovers and failed requests). */
   failures: Partial<Record<FailureKind, number>>;
+  /** Counterfactual figures of the pool's shadow policies (see shadow-evaluation.ts). */
+  shadows: ShadowStats[];
   outstanding: number;
   recent: RecentDecision[];
 }

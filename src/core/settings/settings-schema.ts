@@ -69,6 +69,8 @@ export const LOCATION_HINTS = [
 export const poolSettings = z
   .object({
     policy: policySettings.prefault({ type: "cost" }),
+    /** Policies asked on every request what they would have chosen, without acting on it. */
+    shadowPolicies: z.array(policySettings).max(4).default([]),
     origins: z
       .array(originSettings)
       .min(1)
