@@ -1,0 +1,114 @@
+import { describe, expect, it } from "vitest";
+import { BLOCK, blocksOf, newEngine, replay } from "./test-engine.ts";
+
+// Test profile: an iteration with P prefill tokens and d decodes takes max(P + d, 10) ms.
+
+describe("Engine", () => {
+  it("times prefill and decode iterations by the roofline", () => {
+    const [r] = replay(newEngine(), [
+      { at: 0, blocks: blocksOf(1, 10), promptTokens: 40, outputTokens: 4 },
+    ]);
+    expect(r?.firstTokenMs).toBe(40);
+    // Three decode iterations of max(1, 10) ms.
+    expect(r?.finishMs).toBe(70);
+    expect(r?.cachedTokens).toBe(0);
+  });
+
+  it("slows decode iterations as the contexts they read grow", () => {
+    const [r] = replay(newEngine({ kvReadMsPerToken: 0.1 }), [
+      { at: 0, blocks: blocksOf(1, 10), promptTokens: 40, outputTokens: 4 },
+    ]);
+    // Decode j reads 41 + j tokens of KV: 10 + 0.1 * (41 + j) ms.
+    expect(r?.finishMs).toBeCloseTo(40 + 14.1 + 14.2 + 14.3, 9);
+  });
+
+  it("prefills only the uncached rest of a prompt whose prefix is cached", () => {
+    const shared = blocksOf(1, 10);
+    const [a, b] = replay(newEngine(), [
+      { at: 0, blocks: shared, promptTokens: 40, outputTokens: 1 },
+      { at: 100, blocks: [...shared.slice(0, 8), 5001, 5002], promptTokens: 40, outputTokens: 1 },
+    ]);
+    expect(a?.cachedTokens).toBe(0);
+    expect(b?.cachedTokens).toBe(32);
+    // 8 uncached tokens: max(8, 10) = 10 ms.
+    expect((b?.firstTokenMs as number) - 100).toBe(10);
+  });
+
+  it("always recomputes the last token of a fully cached prompt", () => {
+    const blocks = blocksOf(1, 10);
+    const [, b] = replay(newEngine(), [
+      { at: 0, blocks, promptTokens: 40, outputTokens: 1 },
+      { at: 100, blocks, promptTokens: 40, outputTokens: 1 },
+    ]);
+    expect(b?.cachedTokens).toBe(36);
+  });
+
+  it("evicts least recently used blocks, a prompt's tail before its prefix", () => {
+    const engine = newEngine({ kvCapacityTokens: 12 * BLOCK });
+    const a = blocksOf(1, 8);
+    const [, , again] = replay(engine, [
+      { at: 0, blocks: a, promptTokens: 32, outputTokens: 1 },
+      { at: 100, blocks: blocksOf(2, 8), promptTokens: 32, outputTokens: 1 },
+      { at: 200, blocks: a, promptTokens: 32, outputTokens: 1 },
+    ]);
+    // 4 empty blocks went first, then a's last 4: its first 4 blocks survive.
+    expect(again?.cachedTokens).toBe(16);
+    expect(engine.cache.free).toBe(12);
+  });
+
+  it("admits a request only when its blocks are free", () => {
+    const engine = newEngine({ kvCapacityTokens: 12 * BLOCK });
+    const [a, b] = replay(engine, [
+      { at: 0, blocks: blocksOf(1, 8), promptTokens: 32, outputTokens: 3 },
+      { at: 0, blocks: blocksOf(2, 8), promptTokens: 32, outputTokens: 3 },
+    ]);
+    // b needs 8 blocks (+1 for its output) but only 3 are free while a runs.
+    expect(b?.firstTokenMs).toBeGreaterThanOrEqual(a?.finishMs as number);
+    expect(engine.cache.free).toBe(12);
+  });
+
+  it("makes time to first token grow with the queue", () => {
+    const engine = newEngine({ maxBatchedTokens: 40 });
+    const requests = replay(
+      engine,
+      [1, 2, 3, 4].map((k) => ({
+        at: 0,
+        blocks: blocksOf(k, 10),
+        promptTokens: 40,
+        outputTokens: 1,
+      })),
+    );
+    expect(requests.map((r) => r.firstTokenMs)).toEqual([40, 80, 120, 160]);
+  });
+
+  it("preempts the newest request when decoding runs out of blocks, and both finish", () => {
+    const engine = newEngine({ kvCapacityTokens: 10 * BLOCK });
+    const [a, b] = replay(engine, [
+      { at: 0, blocks: blocksOf(1, 3), promptTokens: 12, outputTokens: 14 },
+      { at: 0, blocks: blocksOf(2, 3), promptTokens: 12, outputTokens: 14 },
+    ]);
+    expect(engine.preemptions).toBeGreaterThan(0);
+    expect(a?.generated).toBe(14);
+    expect(b?.generated).toBe(14);
+    expect(b?.finishMs).toBeGreaterThan(a?.finishMs as number);
+    expect(engine.cache.free).toBe(10);
+  });
+
+  it("lets an arrival join at the first iteration boundary of a decode span", () => {
+    const [a, b] = replay(newEngine(), [
+      { at: 0, blocks: blocksOf(1, 10), promptTokens: 40, outputTokens: 100 },
+      { at: 45, blocks: blocksOf(2, 10), promptTokens: 40, outputTokens: 1 },
+    ]);
+    // a's decode span starts at 40 in 10 ms iterations; b joins the one starting at 50, which
+    // prefills 40 tokens beside a's decode: max(40 + 1, 10) = 41 ms. a then has 97 tokens left.
+    expect(b?.firstTokenMs).toBe(91);
+    expect(a?.finishMs).toBe(40 + 10 + 41 + 97 * 10);
+  });
+
+  it("rejects a request that could never fit the cache", () => {
+    const engine = newEngine({ kvCapacityTokens: 4 * BLOCK });
+    expect(() =>
+      replay(engine, [{ at: 0, blocks: blocksOf(1, 5), promptTokens: 20, outputTokens: 1 }]),
+    ).toThrow(/needs 6 KV blocks/);
+  });
+});

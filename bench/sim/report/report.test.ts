@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import type { BenchResult, PolicyResult } from "../run/result-types.ts";
+import { benchPage, fleetPage } from "./html.ts";
+import { resultsTable } from "./table.ts";
+import { targetLines } from "./targets.ts";
+import { toJson } from "./write.ts";
+
+function policy(name: string, hitRate: number, mean: number, p99: number): PolicyResult {
+  return {
+    policy: name,
+    hitRate,
+    ttftMs: { mean, p50: mean / 2, p90: p99 / 2, p99 },
+    e2eMs: { p50: mean * 3, p99: p99 * 2 },
+    throughputRps: 4,
+    imbalance: 1.1,
+    overflowRate: 0.1,
+    fallbackRate: 0,
+    reasons: { x: 10 },
+    indexAccuracy: { predictedTokens: 10, cachedTokens: 9 },
+    queueEstimate: { routerTokens: 10, engineTokens: 12, absErrorTokens: 3 },
+    utilisation: { busy: 0.9, prefill: 0.5 },
+    preemptions: 0,
+    evictedBlocks: 0,
+    expiredLeases: 0,
+    perOrigin: [
+      { id: "gpu-0", requests: 5, prefilledTokens: 100 },
+      { id: "gpu-1", requests: 5, prefilledTokens: 90 },
+    ],
+    ttftCdfMs: Array.from({ length: 101 }, (_, k) => 10 + k * 10),
+    timeline: {
+      bucketMs: 1000,
+      outstanding: [
+        [1, 2, 3],
+        [0, 1, 0],
+      ],
+    },
+  };
+}
+
+function bench(results: PolicyResult[], oracle = 0.4): BenchResult {
+  return {
+    trace: "t<x>.jsonl",
+    profile: "llama-3.1-8b-h100",
+    origins: 8,
+    load: 0.8,
+    arrivals: "spread",
+    seed: 1,
+    requests: 10,
+    chunkTokens: 64,
+    timeScale: 0.5,
+    reportIntervalMs: 1000,
+    reportDelayMs: 100,
+    oracleHitRate: oracle,
+    fleetOracleHitRate: oracle / 2,
+    results,
+  };
+}
+
+const RESULT = bench([
+  policy("round-robin", 0.05, 20_000, 90_000),
+  policy("prefix-hash", 0.05, 30_000, 100_000),
+  policy("llm-d", 0.15, 4000, 20_000),
+  policy("cost", 0.19, 1900, 15_000),
+]);
+
+describe("reports", () => {
+  it("renders a self-contained page: inline SVG, no scripts, no external resources", () => {
+    const html = benchPage(RESULT);
+    expect(html.match(/<svg /g)?.length).toBe(4);
+    expect(html).not.toMatch(/<script|<link|src=|@import/i);
+    expect(html.replaceAll("http://www.w3.org/2000/svg", "")).not.toMatch(/https?:/);
+    expect(html).toContain("t&lt;x&gt;.jsonl");
+  });
+
+  it("renders the fleet sweep", () => {
+    const html = fleetPage({
+      sizes: [2, 4],
+      runs: [
+        { ...RESULT, origins: 2 },
+        { ...RESULT, origins: 4 },
+      ],
+    });
+    expect(html.match(/<svg /g)?.length).toBe(2);
+    expect(html).toContain("4 origins");
+  });
+
+  it("prints the targets for cost with figures and verdicts", () => {
+    const lines = targetLines(RESULT);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/0\.19 vs 0\.1800 -> met/);
+    expect(lines[1]).toMatch(/0\.8 x llm-d 20,000 ms = 16,000 ms -> met/);
+    expect(lines[2]).toMatch(/1,900 ms vs 20,000 ms \/ 10 -> met \(10\.5x\)/);
+    const noSharing = targetLines(bench(RESULT.results, 0));
+    expect(noSharing.at(-1)).toMatch(/no sharing: .* round-robin 90,000 ms -> met/);
+  });
+
+  it("prints one table row per policy and compact JSON arrays", () => {
+    expect(resultsTable(RESULT).split("\n")).toHaveLength(2 + 4);
+    expect(toJson({ a: [1, 2.5, -3], b: { c: "x" } })).toBe(
+      '{\n  "a": [1, 2.5, -3],\n  "b": {\n    "c": "x"\n  }\n}\n',
+    );
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { POLICY_TYPES } from "../../../src/core/policies/index.ts";
+import { DEFAULT_TRACE } from "../args.ts";
+import { toJson } from "../report/write.ts";
+import { type BenchSpec, runBenchmark, runPolicy, workloadOf } from "./runner.ts";
+
+/** The first 48 requests of the bundled conversation trace: tens of requests, end to end. */
+const TINY: BenchSpec = {
+  source: { kind: "mooncake", path: DEFAULT_TRACE },
+  trace: "conversation_trace.jsonl",
+  limit: 48,
+  arrivals: "spread",
+  load: 0.8,
+  origins: 4,
+  profile: "llama-3.1-8b-h100",
+  chunkTokens: 64,
+  seed: 1,
+  reportIntervalMs: 1000,
+  reportDelayMs: 100,
+};
+
+describe("fleet simulation", () => {
+  it("replays a tiny trace end to end for every policy", async () => {
+    const result = await runBenchmark(TINY, POLICY_TYPES, { threads: 0 });
+    expect(result.requests).toBe(48);
+    expect(result.results.map((r) => r.policy)).toEqual(POLICY_TYPES);
+    expect(result.oracleHitRate).toBeGreaterThan(0);
+    expect(result.fleetOracleHitRate).toBeLessThanOrEqual(result.oracleHitRate);
+    for (const r of result.results) {
+      expect(Object.values(r.reasons).reduce((a, b) => a + b, 0)).toBe(48);
+      expect(r.perOrigin.reduce((a, o) => a + o.requests, 0)).toBe(48);
+      expect(r.hitRate).toBeLessThanOrEqual(result.oracleHitRate);
+      expect(r.ttftMs.p50).toBeGreaterThan(0);
+      expect(r.ttftMs.p99).toBeGreaterThanOrEqual(r.ttftMs.p50);
+      expect(r.e2eMs.p50).toBeGreaterThanOrEqual(r.ttftMs.p50);
+      expect(r.expiredLeases).toBe(0);
+      expect(r.fallbackRate).toBe(0);
+    }
+  });
+
+  it("delivers the engines' load reports to the router", async () => {
+    const result = await runBenchmark(TINY, ["power-of-two"], { threads: 0 });
+    // Before the first report (t = 1.1 s) it can only use its own counts; then the engines'.
+    expect(result.results[0]?.reasons["two-choices-engine"]).toBeGreaterThan(0);
+    const never = await runBenchmark({ ...TINY, reportDelayMs: 1e6 }, ["power-of-two"], {
+      threads: 0,
+    });
+    expect(never.results[0]?.reasons["two-choices-engine"]).toBeUndefined();
+  });
+
+  it("reports the engines' cached tokens to the router as the hit rate's truth", () => {
+    const w = workloadOf(TINY);
+    const r = runPolicy(w, TINY, "cost");
+    const prompt = w.promptTokens.reduce((a, b) => a + b, 0);
+    expect(r.indexAccuracy.cachedTokens / prompt).toBeCloseTo(r.hitRate, 3);
+  });
+
+  it("gives byte-identical JSON for one seed, in this thread or in workers", async () => {
+    const policies = ["round-robin", "power-of-two", "cost"] as const;
+    const a = toJson(await runBenchmark(TINY, policies, { threads: 0 }));
+    const b = toJson(await runBenchmark(TINY, policies, { threads: 0 }));
+    const c = toJson(await runBenchmark(TINY, policies, { threads: 2 }));
+    expect(b).toBe(a);
+    expect(c).toBe(a);
+    const other = toJson(await runBenchmark({ ...TINY, seed: 2 }, policies, { threads: 0 }));
+    expect(other).not.toBe(a);
+  });
+
+  it("is slower for everyone when the load is higher", async () => {
+    const low = await runBenchmark({ ...TINY, load: 0.2 }, ["least-outstanding"], { threads: 0 });
+    const high = await runBenchmark({ ...TINY, load: 2 }, ["least-outstanding"], { threads: 0 });
+    expect(high.results[0]?.ttftMs.mean).toBeGreaterThan(low.results[0]?.ttftMs.mean as number);
+  });
+});

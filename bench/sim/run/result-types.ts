@@ -1,0 +1,66 @@
+/**
+ * The benchmark's JSON: one document per run, one entry per policy. The names required by the
+ * issue (`trace`, `origins`, `load`, `requests`, `oracleHitRate`, `fleetOracleHitRate`, and per
+ * policy `hitRate`, `ttftMs`, `e2eMs`, `throughputRps`, `imbalance`, `overflowRate`,
+ * `fallbackRate`) are kept; the rest explain them. No wall-clock value appears here, so one seed
+ * gives byte-identical JSON.
+ */
+export interface PolicyResult {
+  policy: string;
+  /** Engine-reported cached prompt tokens / prompt tokens. */
+  hitRate: number;
+  ttftMs: { mean: number; p50: number; p90: number; p99: number };
+  e2eMs: { p50: number; p99: number };
+  /** Completed requests per second of simulated time, first arrival to last completion. */
+  throughputRps: number;
+  /** Max / mean over origins of prefill tokens computed (engine truth). */
+  imbalance: number;
+  /**
+   * Share of requests sent to an origin whose engine held a shorter cached prefix than another
+   * origin's at arrival (engine truth): affinity given up, for load or for lack of knowledge.
+   */
+  overflowRate: number;
+  /** Share of requests the router could not place, routed by the Worker's rendezvous fallback. */
+  fallbackRate: number;
+  /** Decisions by the policy's branch (`decision.reason`). */
+  reasons: Record<string, number>;
+  /** What the router's index predicted cached against what the engines reported. */
+  indexAccuracy: { predictedTokens: number; cachedTokens: number };
+  /**
+   * The router's estimate of queued prefill tokens per origin against the engines' backlog,
+   * averaged over report ticks and origins.
+   */
+  queueEstimate: { routerTokens: number; engineTokens: number; absErrorTokens: number };
+  /**
+   * Engine time iterating (busy) and iterating with prefill in the batch (prefill), over
+   * origins x (first arrival to last completion).
+   */
+  utilisation: { busy: number; prefill: number };
+  preemptions: number;
+  evictedBlocks: number;
+  /** Completions that came after the router's lease on them had expired. */
+  expiredLeases: number;
+  perOrigin: { id: string; requests: number; prefilledTokens: number }[];
+  /** TTFT quantiles p0, p1, ..., p100 (for the CDF chart). */
+  ttftCdfMs: number[];
+  /** Requests running or waiting at each origin, averaged over each bucket of report ticks. */
+  timeline: { bucketMs: number; outstanding: number[][] };
+}
+
+export interface BenchResult {
+  trace: string;
+  profile: string;
+  origins: number;
+  load: number;
+  arrivals: string;
+  seed: number;
+  requests: number;
+  chunkTokens: number;
+  /** Simulated ms per trace ms that the load setting chose. */
+  timeScale: number;
+  reportIntervalMs: number;
+  reportDelayMs: number;
+  oracleHitRate: number;
+  fleetOracleHitRate: number;
+  results: PolicyResult[];
+}
