@@ -4,7 +4,8 @@
  * circuit breaker. Pure state over the caller's clock (milliseconds), shared by the Durable
  * Object, the Worker's fallback and the simulator.
  *
- * Queued prefill is a fluid FIFO per origin: every routed request enqueues its uncached tokens,
+ * Queued prefill is a fluid FIFO per origin: every routed request enqueues its prefill work (its
+ * uncached tokens weighted for attention, in short-context token equivalents: prefill-work.ts),
  * and the queue drains at the origin's prefill speed. Two kinds of truth correct the estimate:
  * a success proves everything queued up to that request was prefilled (served >= its position),
  * and an engine report of w waiting requests proves at least the newest w of our requests there
@@ -29,7 +30,7 @@ export interface Lease {
   readonly ticket: string;
   readonly origin: number;
   readonly promptTokens: number;
-  readonly uncachedTokens: number;
+  readonly prefillWork: number;
   /** Position in the origin's fluid queue just after this request's prefill. */
   readonly queueEnd: number;
   readonly expires: number;
@@ -141,16 +142,10 @@ export class LoadBoard {
   }
 
   /** Count a routed request against origin `i` until released or expired. */
-  lease(
-    ticket: string,
-    i: number,
-    promptTokens: number,
-    uncachedTokens: number,
-    now: number,
-  ): Lease {
+  lease(ticket: string, i: number, promptTokens: number, prefillWork: number, now: number): Lease {
     const o = this.#at(i);
     o.advance(now);
-    o.enqueued += uncachedTokens;
+    o.enqueued += prefillWork;
     o.outstanding++;
     o.activeTokens += promptTokens;
     o.circuit.onSend(now, this.options);
@@ -158,7 +153,7 @@ export class LoadBoard {
       ticket,
       origin: i,
       promptTokens,
-      uncachedTokens,
+      prefillWork,
       queueEnd: o.enqueued,
       expires: now + this.options.leaseMs,
     };
@@ -180,7 +175,7 @@ export class LoadBoard {
     if (prefilled) {
       o.served = Math.max(o.served, Math.min(o.enqueued, lease.queueEnd));
     } else {
-      const unserved = Math.min(lease.uncachedTokens, Math.max(0, lease.queueEnd - o.served));
+      const unserved = Math.min(lease.prefillWork, Math.max(0, lease.queueEnd - o.served));
       o.enqueued -= unserved;
     }
     return lease;
@@ -233,7 +228,7 @@ export class LoadBoard {
     for (const lease of this.#leases.values()) if (lease.origin === i) mine.push(lease);
     let waitingTokens = 0;
     for (let k = mine.length - 1; k >= 0 && k >= mine.length - report.waiting; k--) {
-      waitingTokens += (mine[k] as Lease).uncachedTokens;
+      waitingTokens += (mine[k] as Lease).prefillWork;
     }
     o.advance(now);
     o.served = Math.min(o.served, o.enqueued - waitingTokens);

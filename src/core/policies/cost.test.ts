@@ -1,58 +1,75 @@
 import { describe, expect, it } from "vitest";
+import { prefillWork } from "../prefill-work.ts";
 import { createPolicy, policyOf } from "./index.ts";
 import { context } from "./test-context.ts";
 
-// Origin 0 holds 4,000 of a 4,096-token prompt; origin 1 holds nothing and is idle.
-// Both prefill at 10,000 tokens/s; affinityPrice 0.5, no decode slowdown for exact arithmetic.
-// Staying costs (q + 96)/S; moving costs (4096 + 0.5 * 4000)/S = 6096/S: break-even at q = 6000.
-const policy = () => createPolicy(policyOf("cost", { decodeSlowdown: 0 }));
-const at = (queued: number) =>
-  policy().decide(
+// Origin 0 holds 4,000 of a 4,096-token prompt; origin 1 holds nothing. Both prefill at
+// 10,000 tokens/s. With the load term off, staying costs Q + W(4000) and moving costs
+// W(0) + a * (W(0) - W(4000)), so the holder keeps the request while its queue
+// Q < (1 + a) * (W(0) - W(4000)).
+const W = (cached: number) => prefillWork(cached, 4096, 32_768);
+const recompute = W(0) - W(4000);
+
+function decide(queued: number, params: Record<string, unknown>, hotTokens = 0) {
+  const policy = createPolicy(policyOf("cost", { loadAffinity: 0, ...params }));
+  return policy.decide(
     context([{ matched: 4000, queuedPrefillTokens: queued }, { matched: 0 }], {
       promptTokens: 4096,
+      hotTokens,
     }),
   );
+}
 
 describe("cost", () => {
   it.each([
     [0, 0, "cache-hit"],
-    [3000, 0, "cache-hit"],
-    [5999, 0, "cache-hit"],
-    [6001, 1, "replicate"],
-    [20000, 1, "replicate"],
-  ])("with %i tokens queued at the holder it picks %i (%s)", (queued, origin, reason) => {
-    expect(at(queued)).toMatchObject({ origin, reason });
+    [2 * recompute, 0, "cache-hit"],
+    [4 * recompute - 1, 0, "cache-hit"],
+    [4 * recompute + 1, 1, "replicate"],
+    [20 * recompute, 1, "replicate"],
+  ])("with %d work queued at the holder (price 3) it picks %i (%s)", (queued, origin, reason) => {
+    expect(decide(queued, { affinityPrice: 3 })).toMatchObject({ origin, reason });
   });
 
-  it("without a price it is greedy: the break-even drops to the recompute cost", () => {
-    const greedy = createPolicy(policyOf("cost", { decodeSlowdown: 0, affinityPrice: 0 }));
-    const d = greedy.decide(
-      context([{ matched: 4000, queuedPrefillTokens: 4100 }, {}], { promptTokens: 4096 }),
-    );
-    expect(d.origin).toBe(1);
+  it("without a price it is greedy: it moves once the queue outweighs one recompute", () => {
+    expect(decide(recompute - 1, { affinityPrice: 0 }).origin).toBe(0);
+    expect(decide(recompute + 1, { affinityPrice: 0 }).origin).toBe(1);
+  });
+
+  it("a hot shared prefix is not priced: it replicates as soon as the queue outweighs a recompute", () => {
+    expect(decide(2 * recompute, { affinityPrice: 3 }, 4000).origin).toBe(1);
+    expect(decide(recompute - 1, { affinityPrice: 3 }, 4000).origin).toBe(0);
+    // Only the private part beyond the hot prefix is priced.
+    const partlyHot = W(2000) - W(4000);
+    expect(decide(recompute + 3 * partlyHot - 1, { affinityPrice: 3 }, 2000).origin).toBe(0);
+    expect(decide(recompute + 3 * partlyHot + 1, { affinityPrice: 3 }, 2000).origin).toBe(1);
+  });
+
+  it("values locality more when the fleet is backed up (load term)", () => {
+    const queued = 5 * recompute;
+    expect(decide(queued, { affinityPrice: 3, loadAffinity: 0 }).origin).toBe(1);
+    // Mean backlog (queued / 2 origins) is ~0.27 prompts here; the load term adds enough to stay.
+    expect(decide(queued, { affinityPrice: 3, loadAffinity: 10 }).origin).toBe(0);
+  });
+
+  it("weighs long prompts by attention: a queue of one long prompt is longer than its tokens", () => {
+    expect(prefillWork(0, 65_536, 32_768)).toBe(2 * 65_536);
+    expect(prefillWork(60_000, 65_536, 32_768)).toBeCloseTo(5536 * (1 + 125_536 / 65_536));
   });
 
   it("prefers the faster origin for an uncached prompt", () => {
-    const d = policy().decide(
+    const d = createPolicy(policyOf("cost")).decide(
       context([{ prefillTokensPerSecond: 5000 }, { prefillTokensPerSecond: 20_000 }]),
     );
     expect(d).toMatchObject({ origin: 1, reason: "least-ttft" });
   });
 
-  it("counts decode interference: many requests in flight slow prefill", () => {
-    const slowed = createPolicy(policyOf("cost", { decodeSlowdown: 0.05 }));
-    const d = slowed.decide(
-      context([{ outstanding: 60, matched: 2048 }, { outstanding: 0 }], { promptTokens: 4096 }),
-    );
-    // Holder: 2048 * (1 + 3) = 8192 token-times; other: 4096 + 0.5 * 2048 = 5120.
-    expect(d.origin).toBe(1);
-  });
-
   it("breaks exact ties by the longer match, then fewer in flight", () => {
-    const p = createPolicy(policyOf("cost", { decodeSlowdown: 0, affinityPrice: 0 }));
-    // Equal scores: origin 1 holds 1000 more but has 1000 more queued.
+    const p = createPolicy(policyOf("cost", { affinityPrice: 0, loadAffinity: 0 }));
+    // Equal scores: origin 1 holds 1,000 tokens more but has exactly their work more queued.
+    const extra = prefillWork(0, 4096, 32_768) - prefillWork(1000, 4096, 32_768);
     const d = p.decide(
-      context([{ queuedPrefillTokens: 0 }, { matched: 1000, queuedPrefillTokens: 1000 }]),
+      context([{ queuedPrefillTokens: 0 }, { matched: 1000, queuedPrefillTokens: extra }]),
     );
     expect(d.origin).toBe(1);
     const e = p.decide(context([{ outstanding: 4 }, { outstanding: 2 }]));

@@ -1,29 +1,35 @@
 /**
  * cost (ours, the default): send the request where it will see its first token soonest, and
- * charge for the locality a move throws away.
+ * charge for the locality a move throws away, more so when the fleet is busy.
  *
- * For each eligible origin o, with S_o its prefill speed (tokens/s) and m_o the prompt tokens it
- * holds:
- *   slow_o  = 1 + decodeSlowdown * outstanding_o      decode steps share the GPU with prefill
- *   ttft_o  = (queued_o + prompt - m_o) * slow_o / S_o  wait for its queue, then our own prefill
- *   price_o = affinityPrice * (m_best - m_o) / S_o      the cached prefix a move leaves behind
- * and the lowest ttft_o + price_o wins; ties go to the longer match, then the fewer outstanding,
- * then at random. O(n).
+ * For each eligible origin o, with S_o its prefill speed, m_o the prompt tokens it holds, W(m)
+ * the prefill work of the prompt given m cached tokens (attention-weighted: prefill-work.ts),
+ * Q_o the router's estimate of prefill work queued there, m* the longest match anywhere and h
+ * the hot part of the prompt (tokens on prefixes at least `hotHeat` requests shared lately):
+ *   ttft_o  = (Q_o + W(m_o)) / S_o                     wait for its queue, then our own prefill
+ *   price_o = a * (W(max(m_o, h)) - W(m*)) / S_o       the private locality a move leaves behind
+ *   a       = affinityPrice + loadAffinity * mean(Q) / prompt
+ * and the lowest ttft_o + price_o wins; ties go to the longer match, then the fewer requests in
+ * flight, then at random. O(n) plus one index lookup for h.
  *
  * Why the price: a greedy TTFT minimiser moves a conversation to an idle origin to save a few
- * milliseconds, splitting its cache for every later turn and filling a second origin with a copy.
- * Charging a fraction of the abandoned prefix's recompute time adds hysteresis: a prefix is
- * copied to a second origin ("replicate") only when its holder's queue costs more than
- * (1 + affinityPrice) times recomputing it elsewhere, which is when the prefix is truly hot.
- * queued_o is the router's own fluid estimate of the prefill work still ahead at o (every routed
- * request adds its uncached tokens; it drains at S_o), which needs no engine report and is never
- * late.
+ * milliseconds, splitting its cache for every later turn and filling a second origin with a
+ * copy. The price makes a move worth it only when the holder's queue costs more than
+ * (1 + a) times recomputing the prefix elsewhere. It grows with the fleet's backlog (measured in
+ * prompts of this size): when every origin is busy, recomputed work delays everyone behind it,
+ * so locality is worth more (the benchmark's overloaded runs gained 20-30% p99 from it).
+ * A hot shared prefix (a system prompt, a popular document) is not priced: copying it to another
+ * origin serves many later requests there, so it replicates as soon as its holder's queue is
+ * longer than the recompute, and one hot prefix cannot pile its traffic onto one origin.
  *
  * Parameters:
- * - affinityPrice: 0..10, default 0.5 (0 = greedy TTFT).
- * - decodeSlowdown: prefill slowdown per request in flight, 0..1, default 0.02.
+ * - affinityPrice: 0..100, default 3.
+ * - loadAffinity: 0..100, default 1.
+ * - hotHeat: requests through a prefix (decayed, half-life 60 s) that make it hot, 1..1e6,
+ *   default 4.
  */
 import { z } from "zod";
+import { prefillWork } from "../prefill-work.ts";
 import { type Compare, pickMin, rankWith } from "./pick.ts";
 import {
   type Decision,
@@ -37,8 +43,9 @@ import {
 export const costParams = z
   .object({
     type: z.literal("cost"),
-    affinityPrice: z.number().min(0).max(10).default(0.5),
-    decodeSlowdown: z.number().min(0).max(1).default(0.02),
+    affinityPrice: z.number().min(0).max(100).default(3),
+    loadAffinity: z.number().min(0).max(100).default(1),
+    hotHeat: z.number().min(1).max(1e6).default(4),
   })
   .strict();
 export type CostParams = z.infer<typeof costParams>;
@@ -46,19 +53,27 @@ export type CostParams = z.infer<typeof costParams>;
 export function createCost(params: CostParams): Policy {
   return {
     name: "cost",
-    decide({ origins, request, matchedTokens, rng }: PolicyContext): Decision {
+    decide(context: PolicyContext): Decision {
+      const { origins, request, matchedTokens, attentionTokens, rng } = context;
       const eligible = eligibleIndexes(origins);
       if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
       let best = 0;
-      for (const i of eligible) best = Math.max(best, matchedTokens[i] ?? 0);
+      let queued = 0;
+      for (const i of eligible) {
+        best = Math.max(best, matchedTokens[i] ?? 0);
+        queued += (origins[i] as OriginView).queuedPrefillTokens;
+      }
+      const backlog = queued / eligible.length / Math.max(1, request.promptTokens);
+      const affinity = params.affinityPrice + params.loadAffinity * backlog;
+      const hot = best > 0 ? context.hotTokens(params.hotHeat) : 0;
+      const work = (matched: number) => prefillWork(matched, request.promptTokens, attentionTokens);
+      const bestWork = work(best);
       const score = new Float64Array(origins.length);
       for (const i of eligible) {
         const o = origins[i] as OriginView;
         const matched = matchedTokens[i] ?? 0;
-        const slow = 1 + params.decodeSlowdown * o.outstanding;
-        const ttft = (o.queuedPrefillTokens + request.promptTokens - matched) * slow;
-        const price = params.affinityPrice * (best - matched);
-        score[i] = (ttft + price) / o.prefillTokensPerSecond;
+        const price = affinity * Math.max(0, work(Math.max(matched, hot)) - bestWork);
+        score[i] = (o.queuedPrefillTokens + work(matched) + price) / o.prefillTokensPerSecond;
       }
       // Lower score, then the longer match, then fewer requests in flight; then at random.
       const compare: Compare = (a, b) =>

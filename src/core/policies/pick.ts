@@ -24,7 +24,11 @@ export function pickMin(candidates: readonly number[], compare: Compare, rng: Rn
 }
 
 /** The candidate with the least key (each key computed once); ties at random. -1 if none. */
-export function argmin(candidates: readonly number[], key: (i: number) => number, rng: Rng): number {
+export function argmin(
+  candidates: readonly number[],
+  key: (i: number) => number,
+  rng: Rng,
+): number {
   let best = -1;
   let bestKey = Number.POSITIVE_INFINITY;
   let ties = 0;

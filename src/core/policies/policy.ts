@@ -14,7 +14,10 @@ export interface OriginView {
   readonly eligible: boolean;
   /** Requests the router sent and has not seen finish (its own accounting). */
   readonly outstanding: number;
-  /** Prefill tokens the router estimates are still queued or running there (drains at speed). */
+  /**
+   * Prefill work the router estimates is still queued or running there, in short-context token
+   * equivalents (prefill-work.ts); it drains at `prefillTokensPerSecond`.
+   */
   readonly queuedPrefillTokens: number;
   /** Prompt tokens of the outstanding requests (their KV footprint while they decode). */
   readonly activeTokens: number;
@@ -50,6 +53,14 @@ export interface PolicyContext {
   /** matchedTokens[i]: prompt tokens origins[i] is believed to hold in its KV cache. */
   readonly matchedTokens: readonly number[];
   readonly tokensPerChunk: number;
+  /** The pool's `prefillAttentionTokens`, for `prefillWork`. */
+  readonly attentionTokens: number;
+  /**
+   * Leading prompt tokens on prefixes at least `minHeat` requests went through lately (the
+   * index's heat, radix-index/heat.ts): shared and hot, as opposed to one conversation's own.
+   * Computed on demand.
+   */
+  readonly hotTokens: (minHeat: number) => number;
   /** Caller's clock in milliseconds (logical in the simulator). */
   readonly now: number;
   readonly rng: Rng;

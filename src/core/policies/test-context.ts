@@ -22,7 +22,12 @@ export function origin(spec: OriginSpec = {}, i = 0): OriginView & { matched: nu
 
 export function context(
   specs: readonly OriginSpec[],
-  request: { promptTokens?: number; chunkHashes?: number[]; sessionKey?: string } = {},
+  request: {
+    promptTokens?: number;
+    chunkHashes?: number[];
+    sessionKey?: string;
+    hotTokens?: number;
+  } = {},
   seed = 1,
 ): PolicyContext {
   const origins = specs.map((s, i) => origin(s, i));
@@ -38,6 +43,8 @@ export function context(
     origins,
     matchedTokens: origins.map((o) => o.matched),
     tokensPerChunk: 64,
+    attentionTokens: 32_768,
+    hotTokens: () => request.hotTokens ?? 0,
     now: 0,
     rng: createRng(seed),
   };

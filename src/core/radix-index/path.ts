@@ -10,6 +10,7 @@
  * linear walk (one lookup per chunk, following the trie's links) find the exact answer.
  */
 
+import { warm } from "./heat.ts";
 import { NONE, type RadixStore, ROOT } from "./store.ts";
 
 /**
@@ -123,10 +124,17 @@ export function appendRun(
 /**
  * Gives `origin` full ownership of every node from `tip` up to the root, stamps them with `now`
  * and moves them to its LRU tail deepest first, so each ancestor ends more recent than its
- * descendants (the chunk-level order, node by node).
+ * descendants (the chunk-level order, node by node); each node on the path warms by one request.
  */
-export function touchPath(s: RadixStore, tip: number, origin: number, now: number): void {
+export function touchPath(
+  s: RadixStore,
+  tip: number,
+  origin: number,
+  now: number,
+  halfLifeMs: number,
+): void {
   for (let node = tip; node !== ROOT; node = s.nodeParent[node]!) {
+    warm(s, node, now, halfLifeMs);
     const len = s.nodeLen[node]!;
     let e = s.findEntry(node, origin);
     if (e === NONE) {

@@ -33,6 +33,7 @@
  */
 
 import { EvictionLog, evictToBudget, evictToCapacity } from "./evict.ts";
+import { heatOf } from "./heat.ts";
 import { fromImage, toImage } from "./image.ts";
 import { checkInvariants } from "./invariants.ts";
 import { appendRun, deepestHeld, touchPath } from "./path.ts";
@@ -49,6 +50,8 @@ export interface RadixIndexOptions {
   maxChunks: number;
   /** Initial typed-array capacity in chunks; 0..2^28, default 1024. */
   initialChunks?: number;
+  /** Half-life of node heat (heat.ts) in the caller's clock units; > 0, default 60,000. */
+  heatHalfLifeMs?: number;
 }
 
 /** Chunks of ownership an origin lost in one call. */
@@ -76,6 +79,7 @@ export class RadixIndex {
   readonly #s: RadixStore;
   readonly #maxChunks: number;
   readonly #log: EvictionLog;
+  readonly #halfLife: number;
   /** Out-parameter of `deepestHeld`, reused so lookups do not allocate. */
   readonly #at = new Int32Array(1);
 
@@ -83,7 +87,7 @@ export class RadixIndex {
     if (typeof options !== "object" || options === null) {
       throw new RangeError("RadixIndex options must be an object");
     }
-    const { maxOrigins, maxChunks, initialChunks = 1024 } = options;
+    const { maxOrigins, maxChunks, initialChunks = 1024, heatHalfLifeMs = 60_000 } = options;
     if (!Number.isInteger(maxOrigins) || maxOrigins < 1 || maxOrigins > MAX_ORIGINS) {
       throw new RangeError(
         `maxOrigins must be an integer in [1, ${MAX_ORIGINS}], got ${maxOrigins}`,
@@ -101,8 +105,12 @@ export class RadixIndex {
         `initialChunks must be an integer in [0, 2^28], got ${String(initialChunks)}`,
       );
     }
+    if (!(heatHalfLifeMs > 0) || !Number.isFinite(heatHalfLifeMs)) {
+      throw new RangeError(`heatHalfLifeMs must be a finite number > 0, got ${heatHalfLifeMs}`);
+    }
     this.#s = new RadixStore(maxOrigins, initialChunks);
     this.#maxChunks = maxChunks;
+    this.#halfLife = heatHalfLifeMs;
     this.#log = new EvictionLog(maxOrigins);
   }
 
@@ -159,6 +167,23 @@ export class RadixIndex {
   }
 
   /**
+   * How many leading chunks of `hashes` are hot: held, and on nodes at least `minHeat` requests
+   * went through lately (heat.ts). Because heat never grows with depth, that is a prefix of the
+   * held path. A pure read; never throws on any `hashes`.
+   */
+  hotDepth(hashes: ArrayLike<number>, now: number, minHeat: number): number {
+    const s = this.#s;
+    const best = deepestHeld(s, hashes, hashes.length, this.#at);
+    if (best < 0) return 0;
+    for (let node = s.chunkNode[this.#at[0]!]!; node !== ROOT; node = s.nodeParent[node]!) {
+      if (heatOf(s, node, now, this.#halfLife) >= minHeat) {
+        return Math.min(best + 1, s.nodeStart[node]! + s.nodeLen[node]!);
+      }
+    }
+    return 0;
+  }
+
+  /**
    * `origin` now holds all of `hashes` (every prefix of it), touched at logical time `now`;
    * then evicts to its capacity and to the global budget. Returns the evictions per origin.
    * Stops early, without error, at a hash already held elsewhere (collision guard).
@@ -185,7 +210,7 @@ export class RadixIndex {
     }
     if (best + 1 < hashes.length) tip = appendRun(s, tip, hashes, best + 1);
     if (tip === ROOT) return this.#log.drain();
-    touchPath(s, tip, origin, now);
+    touchPath(s, tip, origin, now, this.#halfLife);
     evictToCapacity(s, origin, this.#log);
     evictToBudget(s, this.#maxChunks, this.#log);
     return this.#log.drain();
@@ -237,6 +262,7 @@ export class RadixIndex {
       maxOrigins: options?.maxOrigins ?? img.maxOrigins,
       maxChunks: options?.maxChunks ?? img.maxChunks,
       initialChunks: Math.max(options?.initialChunks ?? 0, img.hashes.length),
+      heatHalfLifeMs: options?.heatHalfLifeMs ?? 60_000,
     });
     fromImage(img, index.#s);
     evictToBudget(index.#s, index.#maxChunks, index.#log);

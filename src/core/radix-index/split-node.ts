@@ -23,6 +23,8 @@ export function splitNode(s: RadixStore, node: number, k: number): number {
   s.nodeStart[top] = s.nodeStart[node]!;
   s.nodeLen[top] = k;
   s.nodeHead[top] = s.nodeHead[node]!;
+  s.nodeHeat[top] = s.nodeHeat[node]!;
+  s.nodeHeatAt[top] = s.nodeHeatAt[node]!;
 
   let c = s.nodeHead[node]!;
   for (let i = 1; i < k; i++) {

@@ -2,7 +2,7 @@
  * Typed-array storage of the radix index: chunks, nodes and ownership entries as
  * structs-of-arrays with free lists, plus per-origin LRU lists and counters.
  *
- * No object per node: a chunk costs 20 bytes plus its table slots, a node 32, an entry 30, so
+ * No object per node: a chunk costs 20 bytes plus its table slots, a node 48, an entry 30, so
  * the index stays near a few tens of bytes per chunk-ownership and gives the GC nothing to trace.
  * Arrays grow by x1.5 and freed slots are reused, so steady-state inserts do not allocate.
  * This file only keeps links consistent (alloc, free, list splicing); the algorithms that decide
@@ -15,7 +15,8 @@
  * - node n: a run of chunks (`nodeHead`, `nodeLen`, `nodeStart` = depth of its first chunk)
  *   with `nodeParent`, `nodeChild` (first child), `nodePrev` / `nodeNext` (siblings, doubly
  *   linked so unlinking is O(1) under a root with thousands of children) and `nodeEntry`
- *   (first ownership entry). Node 0 is the root sentinel (length 0, no entries). A free node
+ *   (first ownership entry), and `nodeHeat` / `nodeHeatAt` (its decayed request count, heat.ts).
+ *   Node 0 is the root sentinel (length 0, no entries). A free node
  *   has `nodeParent = -2` and chains through `nodeNext`.
  * - entry e: one per (node, origin): `entryOrigin`, `entryNode`, `entryLen` (owned prefix of the
  *   node's label), `entryUse` (logical clock of its last touch), `entryPrev` / `entryNext`
@@ -48,6 +49,9 @@ export class RadixStore {
   nodeLen: Int32Array;
   nodeHead: Int32Array;
   nodeEntry: Int32Array;
+  /** Decayed count of requests through the node (heat.ts), as of `nodeHeatAt`. */
+  nodeHeat: Float64Array;
+  nodeHeatAt: Float64Array;
   nodeTop = 1;
   nodeFree = NONE;
   nodes = 0;
@@ -91,6 +95,8 @@ export class RadixStore {
     this.nodeLen = new Int32Array(nodeCap);
     this.nodeHead = new Int32Array(nodeCap).fill(NONE);
     this.nodeEntry = new Int32Array(nodeCap).fill(NONE);
+    this.nodeHeat = new Float64Array(nodeCap);
+    this.nodeHeatAt = new Float64Array(nodeCap);
     this.nodeParent[ROOT] = NONE;
     this.entryOrigin = new Uint16Array(nodeCap);
     this.entryNode = new Int32Array(nodeCap).fill(NONE);
@@ -159,6 +165,8 @@ export class RadixStore {
     this.nodeEntry[n] = NONE;
     this.nodeStart[n] = 0;
     this.nodeLen[n] = 0;
+    this.nodeHeat[n] = 0;
+    this.nodeHeatAt[n] = 0;
     this.nodes++;
     return n;
   }
@@ -218,6 +226,8 @@ export class RadixStore {
     this.nodeLen = growI32(this.nodeLen, cap, 0);
     this.nodeHead = growI32(this.nodeHead, cap, NONE);
     this.nodeEntry = growI32(this.nodeEntry, cap, NONE);
+    this.nodeHeat = growF64(this.nodeHeat, cap, 0);
+    this.nodeHeatAt = growF64(this.nodeHeatAt, cap, 0);
   }
 
   // ---- entries ----
@@ -360,6 +370,8 @@ export class RadixStore {
       this.nodeLen,
       this.nodeHead,
       this.nodeEntry,
+      this.nodeHeat,
+      this.nodeHeatAt,
       this.entryOrigin,
       this.entryNode,
       this.entryLen,

@@ -21,6 +21,7 @@ import type { EngineEvent } from "../engine-events.ts";
 import { LoadBoard } from "../load-board/load-board.ts";
 import { createPolicy, type PolicySettings } from "../policies/index.ts";
 import type { OriginView, Policy } from "../policies/policy.ts";
+import { prefillWork } from "../prefill-work.ts";
 import { RadixIndex } from "../radix-index/radix-index.ts";
 import { createRng, type Rng } from "../rng.ts";
 import type { OriginSettings, PoolSettings } from "../settings/settings-schema.ts";
@@ -202,6 +203,12 @@ export class CoreRouter {
       origins,
       matchedTokens,
       tokensPerChunk: this.tokensPerChunk,
+      attentionTokens: this.#pool.prefillAttentionTokens,
+      hotTokens: (minHeat: number) =>
+        Math.min(
+          request.promptTokens,
+          this.#index.hotDepth(hashes, now, minHeat) * this.tokensPerChunk,
+        ),
       now,
       rng: this.#rng,
     };
@@ -253,13 +260,12 @@ export class CoreRouter {
   }
 
   #lease(ticket: string, pending: Pending, promptTokens: number, now: number): void {
-    this.#board.lease(
-      ticket,
-      pending.slot,
+    const work = prefillWork(
+      pending.matchedTokens,
       promptTokens,
-      promptTokens - pending.matchedTokens,
-      now,
+      this.#pool.prefillAttentionTokens,
     );
+    this.#board.lease(ticket, pending.slot, promptTokens, work, now);
     this.#index.insert(pending.hashes, pending.slot, now);
     (this.#slots[pending.slot] as Slot).routed++;
     this.#pending.set(ticket, pending);

@@ -23,7 +23,10 @@ function traffic(n: number) {
     const chunks = 8 + 4 * Math.floor(k / 7);
     const hashes: number[] = [];
     let h = session + 1;
-    for (let i = 0; i < chunks; i++) hashes.push((h = chainHash(h, i)));
+    for (let i = 0; i < chunks; i++) {
+      h = chainHash(h, i);
+      hashes.push(h);
+    }
     return { chunkHashes: hashes, promptTokens: chunks * 64 };
   });
 }

@@ -87,6 +87,11 @@ export const poolSettings = z
     chunkBytes: z.number().int().min(64).max(8192).multipleOf(16).default(DEFAULT_CHUNK_BYTES),
     /** Prefill speed assumed for origins that do not set their own. */
     prefillTokensPerSecond: z.number().min(1).max(1e7).default(10_000),
+    /**
+     * Context length at which attention doubles a prefilled token's cost (see prefill-work.ts):
+     * about 31K for Llama-3.1-8B, 54K for 70B.
+     */
+    prefillAttentionTokens: z.number().int().min(1024).max(1e8).default(32_768),
     /** KV capacity assumed for origins that neither set nor report one. */
     kvCapacityTokens: z.number().int().min(1).max(1e9).default(500_000),
     /** The Worker waits this long for the pool's Durable Object before routing alone. */

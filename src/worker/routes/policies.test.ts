@@ -25,7 +25,7 @@ beforeAll(async () => {
   });
   // A prefill speed of 1 token/s keeps each held request's prefill queued at its origin.
   pools[HOT_COST] = pool(fourOrigins("hc", "hold"), {
-    policy: { type: "cost", affinityPrice: 1, decodeSlowdown: 0.25 },
+    policy: { type: "cost", affinityPrice: 1, loadAffinity: 0 },
     prefillTokensPerSecond: 1,
   });
   await putSettings({ pools: pools as never });
