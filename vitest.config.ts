@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // The Worker logs a JSON line per LLM request; the tests that need them capture them.
+    onConsoleLog: (log) => !log.includes('"msg":"llm_request"'),
     projects: [
       {
         test: {
@@ -20,6 +22,7 @@ export default defineConfig({
               bindings: {
                 ADMIN_TOKEN: "test-admin-token",
                 WEBHOOK_SECRET: "test-webhook-secret",
+                METRICS_TOKEN: "test-metrics-token",
                 TEST_ORIGIN_KEY: "sk-origin-secret",
                 SETTINGS_CACHE_MS: "200",
               },
@@ -33,6 +36,16 @@ export default defineConfig({
           globalSetup: ["src/worker/test/origins.node.ts"],
           testTimeout: 20_000,
           hookTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          // The real Worker under wrangler, real origins, headless Chromium (test/e2e/).
+          name: "e2e",
+          environment: "node",
+          include: ["test/e2e/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
     ],

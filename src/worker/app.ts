@@ -9,14 +9,18 @@ import type { AppEnv } from "./app-env.ts";
 import { notFound, onError } from "./errors/on-error.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { completionsRoutes } from "./routes/completions.ts";
+import { dashboardRoutes } from "./routes/dashboard.ts";
 import { engineEventsRoutes } from "./routes/engine-events.ts";
 import { healthzRoutes } from "./routes/healthz.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
 import { modelsRoutes } from "./routes/models.ts";
 
 export const app = new Hono<AppEnv>()
   .use(requestId())
   .use(secureHeaders())
   .route("/", healthzRoutes)
+  .route("/", metricsRoutes)
+  .route("/", dashboardRoutes)
   .route("/v1", completionsRoutes)
   .route("/v1", modelsRoutes)
   .route("/v1", engineEventsRoutes)

@@ -26,9 +26,11 @@ import { RadixIndex } from "../radix-index/radix-index.ts";
 import { createRng, type Rng } from "../rng.ts";
 import type { OriginSettings, PoolSettings } from "../settings/settings-schema.ts";
 import { DecisionLog } from "./decision-log.ts";
+import { HotPrefixes } from "./hot-prefixes.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import type {
   FailureKind,
+  HotPrefixStats,
   OriginStats,
   Outcome,
   RouteDecision,
@@ -40,6 +42,8 @@ import { ShadowEvaluation } from "./shadow-evaluation.ts";
 export const MAX_ORIGINS = 256;
 const SHRINK_ON_MISS = 0.95;
 const MIN_CAPACITY_FRACTION = 0.1;
+/** Hot prefixes listed by `stats`. */
+const HOT_PREFIXES_SHOWN = 10;
 
 export interface CoreRouterOptions {
   model: string;
@@ -75,6 +79,7 @@ export class CoreRouter {
   #rng: Rng;
   #seed: number;
   #shadows = new ShadowEvaluation();
+  #hot = new HotPrefixes();
   #index!: RadixIndex;
   #board: LoadBoard;
   #slots: (Slot | undefined)[] = [];
@@ -114,6 +119,7 @@ export class CoreRouter {
     if (rechunked || resized) {
       // Hashes of another chunk size name other prefixes: the old index is meaningless.
       this.#index = new RadixIndex({ maxOrigins: MAX_ORIGINS, maxChunks: pool.indexMaxChunks });
+      this.#hot.clear();
       for (const s of this.#slots) if (s) s.configuredChunks = 0;
     }
     this.#shadows.configure(pool.shadowPolicies, this.#seed);
@@ -194,6 +200,7 @@ export class CoreRouter {
     this.expire(now);
     const hashes = request.chunkHashes;
     this.#index.match(hashes, this.#matched);
+    this.#hot.observe(hashes, now);
     const matchedTokens = this.#order.map((slot) =>
       this.#matchedTokens(this.#matched[slot] as number, request.promptTokens),
     );
@@ -518,9 +525,28 @@ export class CoreRouter {
       accuracy: { ...this.#accuracy },
       failures: { ...this.#failures },
       shadows: this.#shadows.stats(),
+      hotPrefixes: this.#hotPrefixes(now),
       outstanding: this.#board.outstanding,
       recent: this.#log.recent(),
     };
+  }
+
+  /** The hottest prefixes and which origins the index believes hold each whole. */
+  #hotPrefixes(now: number): HotPrefixStats[] {
+    return this.#hot.top(HOT_PREFIXES_SHOWN, now).map((p) => {
+      this.#index.match(p.hashes, this.#matched);
+      const origins = this.#order
+        .filter((slot) => (this.#matched[slot] as number) >= p.depth)
+        .map((slot) => (this.#slots[slot] as Slot).settings.id);
+      return {
+        id: (p.hashes.at(-1) as number).toString(16),
+        tokens: p.depth * this.tokensPerChunk,
+        requests: p.requests,
+        error: p.error,
+        ratePerSecond: p.ratePerSecond,
+        origins,
+      };
+    });
   }
 
   /** Policy settings in force (for the state page). */

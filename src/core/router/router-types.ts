@@ -71,6 +71,21 @@ export interface RecentDecision {
   promptTokens: number;
 }
 
+/** A prefix drawing many requests (see hot-prefixes.ts), and the origins holding it. */
+export interface HotPrefixStats {
+  /** Hex of the chained hash naming the prefix (never prompt text). */
+  id: string;
+  /** Prompt tokens the prefix covers (its chunks times tokens per chunk). */
+  tokens: number;
+  /** Decayed request count, over-estimated by at most `error`. */
+  requests: number;
+  error: number;
+  /** Requests per second, exponentially weighted over about a minute. */
+  ratePerSecond: number;
+  /** Origins the index believes hold the whole prefix. */
+  origins: string[];
+}
+
 export interface RouterStats {
   model: string;
   policy: string;
@@ -88,6 +103,8 @@ export interface RouterStats {
   failures: Partial<Record<FailureKind, number>>;
   /** Counterfactual figures of the pool's shadow policies (see shadow-evaluation.ts). */
   shadows: ShadowStats[];
+  /** The hottest shallow prefixes, hottest first. */
+  hotPrefixes: HotPrefixStats[];
   outstanding: number;
   recent: RecentDecision[];
 }

@@ -4,11 +4,14 @@
  * backoff), stream the answer back byte for byte with the `x-router-*` headers, and report the
  * outcome to the router that issued the ticket once the body has ended or the client has left.
  * Every failed attempt moves the ticket with `reroute`, so the failed origin's load and circuit
- * change at once, before the next attempt is made.
+ * change at once, before the next attempt is made. The request's `RequestRecord` learns each
+ * attempt and the end, which gives the object its metrics sample and the log its line.
  */
 import type { Outcome } from "../../core/router/router-types.ts";
 import type { OriginSettings, PoolSettings } from "../../core/settings/settings-schema.ts";
 import { ApiError } from "../errors/api-error.ts";
+import type { RequestRecord } from "../observability/request-record.ts";
+import type { RequestOutcome } from "../observability/request-sample.ts";
 import type { Routed } from "../routing/route-request.ts";
 import { type AttemptRequest, type AttemptResult, attempt } from "./attempt.ts";
 import { clientHeaders } from "./origin-request.ts";
@@ -23,12 +26,13 @@ export interface ForwardInput {
   readonly pool: PoolSettings;
   readonly routed: Routed;
   readonly request: Omit<AttemptRequest, "timeoutMs">;
+  readonly record: RequestRecord;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function forward(input: ForwardInput): Promise<Response> {
-  const { pool, routed, ctx } = input;
+  const { pool, routed, ctx, record } = input;
   const { decision, ledger } = routed;
   const ticket = decision.ticket;
   if (decision.origin === null || ticket === null) throw noEligibleOrigin(pool);
@@ -51,6 +55,9 @@ export async function forward(input: ForwardInput): Promise<Response> {
         ]);
         matchedTokens = matched ?? 0;
       }
+      record.origin = origin.id;
+      record.attempts = i + 1;
+      record.matchedTokens = matchedTokens;
       const result = await attempt(input.env, origin, request);
       if (result.ok) {
         return respond(
@@ -61,13 +68,15 @@ export async function forward(input: ForwardInput): Promise<Response> {
         );
       }
       failures.push(result);
+      record.failures.push({ origin: origin.id, kind: result.failure });
     }
   } catch (error) {
     // A misconfigured origin (its key secret unset): release the lease, then report the error.
     ctx.waitUntil(ledger.cancel(ticket));
     throw error;
   }
-  ctx.waitUntil(ledger.complete(ticket, { ok: false, failure: failures.at(-1)?.failure }));
+  const outcome = { ok: false, failure: failures.at(-1)?.failure };
+  ctx.waitUntil(ledger.complete(ticket, outcome, record.settle("failed")));
   throw allFailed(failures);
 }
 
@@ -95,17 +104,32 @@ function respond(
   // A Response built here does not carry headers Hono's middleware set on the context.
   headers.set("x-request-id", input.request.requestId);
   const init = { status: response.status, statusText: response.statusText, headers };
+  const complete = (end: TapEnd) => {
+    const outcome = outcomeOf(end, response.status, startedAt);
+    const sample = input.record.settle(requestOutcome(end, response.status), outcome);
+    return ledger.complete(ticket, outcome, sample);
+  };
   if (!response.body) {
-    const end: TapEnd = { kind: "end", usage: {}, firstByteAt: null };
-    input.ctx.waitUntil(ledger.complete(ticket, outcomeOf(end, response.status, startedAt)));
+    input.ctx.waitUntil(complete({ kind: "end", usage: {}, firstByteAt: null }));
     return new Response(null, init);
   }
   const scanner = new UsageScanner(scanModeOf(response.headers.get("content-type")));
   const { stream, ended } = tapUsage(response.body, scanner, Date.now);
+  input.record.streaming = true;
   input.ctx.waitUntil(
-    ended.then((end) => ledger.complete(ticket, outcomeOf(end, response.status, startedAt))),
+    ended.then((end) => {
+      const recorded = complete(end);
+      input.record.log(response.status, null, Date.now());
+      return recorded;
+    }),
   );
   return new Response(stream, init);
+}
+
+function requestOutcome(end: TapEnd, status: number): RequestOutcome {
+  if (end.kind === "origin-error") return "stream_error";
+  if (end.kind === "client-abort") return "client_abort";
+  return status >= 200 && status < 300 ? "ok" : "origin_status";
 }
 
 /**

@@ -14,6 +14,9 @@
  *   cache misses, never a wrong answer.
  * - Leases: the alarm also expires leases whose completion never came, and keeps sweeping
  *   while any are outstanding, so `/admin/state` shows the true load of an idle pool.
+ * - Metrics: the samples the Worker sends with `complete` go to a `PoolMetrics` (counters,
+ *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
+ *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { EngineEvent } from "../../core/engine-events.ts";
@@ -25,6 +28,8 @@ import type {
   RouterStats,
 } from "../../core/router/router-types.ts";
 import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
+import { PoolMetrics, type PoolMetricsSnapshot } from "../observability/pool-metrics.ts";
+import type { RequestSample } from "../observability/request-sample.ts";
 import { needsSettings, type PoolVersion, type RouteCall } from "./rpc-types.ts";
 import { SnapshotStore, type StoredPool } from "./snapshot-store.ts";
 
@@ -37,6 +42,7 @@ export interface ObjectState {
   model: string;
   version: PoolVersion;
   router: RouterStats;
+  metrics: PoolMetricsSnapshot;
   snapshotRows: number;
 }
 
@@ -47,6 +53,7 @@ export class RouterObject extends DurableObject<Env> {
   #router: CoreRouter | null = null;
   #held: StoredPool | null = null;
   #startFailure: unknown = null;
+  readonly #metrics = new PoolMetrics(Date.now());
   #dirty = false;
   #alarmSet = false;
 
@@ -140,10 +147,13 @@ export class RouterObject extends DurableObject<Env> {
     return known;
   }
 
-  complete(ticket: string, outcome: Outcome): boolean {
+  /** The request ended; `samples` are its metrics and any the isolate could not send before. */
+  complete(ticket: string, outcome: Outcome, samples: readonly RequestSample[] = []): boolean {
     this.#ready();
-    const known = this.#router?.complete(ticket, outcome, Date.now()) ?? false;
+    const now = Date.now();
+    const known = this.#router?.complete(ticket, outcome, now) ?? false;
     if (known) this.#touch();
+    for (const sample of samples) this.#metrics.record(sample, now);
     return known;
   }
 
@@ -162,6 +172,7 @@ export class RouterObject extends DurableObject<Env> {
     const store = this.#ready();
     if (!needsSettings(this.#held?.version ?? null, version)) return;
     const stored = { model, pool, version };
+    this.#metrics.retainOrigins(pool.origins.map((o) => o.id));
     if (this.#router) {
       this.#router.applySettings(pool);
       this.#held = stored;
@@ -175,10 +186,12 @@ export class RouterObject extends DurableObject<Env> {
   state(): ObjectState | null {
     const store = this.#ready();
     if (!this.#router || !this.#held) return null;
+    const now = Date.now();
     return {
       model: this.#held.model,
       version: this.#held.version,
-      router: this.#router.stats(Date.now()),
+      router: this.#router.stats(now),
+      metrics: this.#metrics.snapshot(now),
       snapshotRows: store.snapshotRows,
     };
   }

@@ -23,7 +23,7 @@ describe("admin API", () => {
   it("missing or wrong token: 401 in the OpenAI error shape", async () => {
     for (const authorization of [undefined, "Bearer wrong-token", `Bearer ${env.ADMIN_TOKEN}x`]) {
       const headers: Record<string, string> = authorization ? { authorization } : {};
-      for (const path of ["/admin/settings", `/admin/state?model=${MODEL}`]) {
+      for (const path of ["/admin/settings", `/admin/state?model=${MODEL}`, "/admin/state"]) {
         const res = await call(path, { headers });
         expect(res.status).toBe(401);
         expect(res.headers.get("www-authenticate")).toMatch(/^Bearer/);
@@ -158,8 +158,13 @@ describe("admin API", () => {
     ]);
     const unknown = await admin("/admin/state?model=nope");
     expect(unknown.status).toBe(404);
-    const missing = await admin("/admin/state");
-    expect(missing.status).toBe(400);
+    // Without `model`: every pool (what the dashboard polls), redacted the same way.
+    const all = await admin("/admin/state");
+    expect(all.status).toBe(200);
+    const allText = await all.text();
+    expect(allText).not.toContain("hunter2");
+    const { pools } = JSON.parse(allText) as { pools: { model: string }[] };
+    expect(pools.map((p) => p.model)).toEqual([MODEL]);
     await putSettings(good);
   });
 

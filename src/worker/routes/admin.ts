@@ -3,18 +3,17 @@
  * - GET /admin/settings: the settings document in force (defaults filled in).
  * - PUT /admin/settings: validate fully, write KV, use at once in this isolate and push to every
  *   pool's object; an invalid document changes nothing and lists each bad field.
- * - GET /admin/state?model=: the pool's origins, load, health, index, recent decisions, as the
- *   object sees them, plus this isolate's settings status and fallback router.
- * Origin URLs are shown without credentials or query strings: those may hold keys.
+ * - GET /admin/state?model=: the pool's origins, load, health, index, recent decisions, metrics,
+ *   as the object sees them, plus this isolate's settings status and fallback router
+ *   (observability/pool-state.ts); without `model`, every pool's (the dashboard polls this).
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { bearerAuth } from "hono/bearer-auth";
 import { bodyLimit } from "hono/body-limit";
-import type { RouterStats } from "../../core/router/router-types.ts";
 import { formatSettingsErrors, parseSettings } from "../../core/settings/parse-settings.ts";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../errors/api-error.ts";
-import { fallbackRouters } from "../routing/fallback-routers.ts";
+import { OBJECT_TIMEOUT_MS, poolState, poolStates } from "../observability/pool-state.ts";
 import { poolStub } from "../routing/pool-object.ts";
 import { withDeadline } from "../routing/with-deadline.ts";
 import { missingSecrets } from "../settings/check-secrets.ts";
@@ -26,7 +25,6 @@ import {
 } from "../settings/settings-cache.ts";
 
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
-const OBJECT_TIMEOUT_MS = 5000;
 
 const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const token = c.env.ADMIN_TOKEN;
@@ -36,20 +34,6 @@ const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   return bearerAuth<AppEnv>({ token })(c, next);
 };
-
-/** scheme://host/path only: credentials and query strings may carry keys. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return "(invalid url)";
-  }
-}
-
-function redactStats(stats: RouterStats): RouterStats {
-  return { ...stats, origins: stats.origins.map((o) => ({ ...o, url: redactUrl(o.url) })) };
-}
 
 async function putSettings(env: Env, text: string): Promise<Record<string, string>> {
   let input: unknown;
@@ -116,10 +100,9 @@ export const adminRoutes = new Hono<AppEnv>()
   )
   .get("/state", async (c) => {
     const model = c.req.query("model");
-    if (!model) throw invalidRequest("missing_required_parameter", "model: is required", "model");
-    const settings = await currentSettings(c.env);
-    const pool = settings.pool(model);
-    if (!pool) {
+    if (model === undefined) return c.json({ pools: await poolStates(c.env) });
+    const state = await poolState(c.env, await currentSettings(c.env), model);
+    if (!state) {
       throw new ApiError(
         404,
         "invalid_request_error",
@@ -130,21 +113,5 @@ export const adminRoutes = new Hono<AppEnv>()
         },
       );
     }
-    const ref = { model, pool, version: settings.version(model) };
-    let object: unknown = null;
-    let objectError: string | null = null;
-    try {
-      const state = await withDeadline(poolStub(c.env, ref).state(), OBJECT_TIMEOUT_MS);
-      object = state && { ...state, router: redactStats(state.router as RouterStats) };
-    } catch (error) {
-      objectError = error instanceof Error ? error.name : "error";
-    }
-    const fallback = fallbackRouters.stats(model, Date.now());
-    return c.json({
-      model,
-      settings: { ...settingsCache.status(), version: ref.version },
-      object,
-      objectError,
-      fallback: fallback && redactStats(fallback),
-    });
+    return c.json(state);
   });

@@ -9,6 +9,7 @@ import { promptKey } from "../../core/prompt/prompt-key.ts";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { forward } from "../forward/forward.ts";
+import { requestLog } from "../observability/request-log.ts";
 import { routeRequest } from "../routing/route-request.ts";
 import { currentSettings } from "../settings/settings-cache.ts";
 import { chatRequest, completionRequest, parseLlmRequest } from "./llm-request.ts";
@@ -41,9 +42,11 @@ function completionsHandler(
   schema: typeof chatRequest | typeof completionRequest,
 ): MiddlewareHandler<AppEnv> {
   return async function completions(c) {
+    const record = c.get("record");
     const settings = await currentSettings(c.env);
     const bytes = await c.req.arrayBuffer();
     const body = parseLlmRequest(bytes, schema);
+    record.model = body.model;
     const pool = settings.pool(body.model);
     if (!pool) {
       throw new ApiError(
@@ -55,13 +58,17 @@ function completionsHandler(
       );
     }
     if (bytes.byteLength > pool.maxBodyBytes) throw tooLarge(pool.maxBodyBytes);
+    // Workers' clocks move only across I/O, so on Cloudflare this reads 0 (docs/api.md).
+    const hashStart = Date.now();
     const key = promptKey(body, pool.chunkBytes);
+    record.hashMs = Date.now() - hashStart;
     const ref = { model: body.model, pool, version: settings.version(body.model) };
     const routed = await routeRequest(c.env, c.executionCtx, ref, {
       chunkHashes: key.chunkHashes,
       promptTokens: key.promptTokens,
       sessionKey: c.req.header(SESSION_HEADER),
     });
+    record.decided(routed);
     return forward({
       env: c.env,
       ctx: c.executionCtx,
@@ -73,10 +80,14 @@ function completionsHandler(
         body: bytes,
         requestId: c.get("requestId"),
       },
+      record,
     });
   };
 }
 
+// Per route, not `.use()`: a sub-app's `use` would also cover the other routes under /v1.
+const logged = requestLog();
+
 export const completionsRoutes = new Hono<AppEnv>()
-  .post("/chat/completions", limitBody, completionsHandler(chatRequest))
-  .post("/completions", limitBody, completionsHandler(completionRequest));
+  .post("/chat/completions", logged, limitBody, completionsHandler(chatRequest))
+  .post("/completions", logged, limitBody, completionsHandler(completionRequest));

@@ -17,15 +17,21 @@ import type {
   RouteDecision,
   RouteRequest,
 } from "../../core/router/router-types.ts";
+import { pendingSamples } from "../observability/pending-samples.ts";
+import type { RequestSample } from "../observability/request-sample.ts";
 import { fallbackRouters } from "./fallback-routers.ts";
 import { type PoolRef, type PoolStub, poolStub, routeOnObject } from "./pool-object.ts";
 import { DeadlineError, withDeadline } from "./with-deadline.ts";
 
-/** Where failover and the outcome of a routed request are reported. */
+/**
+ * Where failover and the outcome of a routed request are reported. The outcome carries the
+ * request's metrics sample to the pool's object; a sample the object cannot take now (the
+ * Worker routed alone, or the call failed) waits in `pendingSamples` for the next completion.
+ */
 export interface Ledger {
   /** Resolves to the prompt tokens `next` holds, or null when the router could not say. */
   reroute(ticket: string, failure: FailureKind, next: string): Promise<number | null>;
-  complete(ticket: string, outcome: Outcome): Promise<void>;
+  complete(ticket: string, outcome: Outcome, sample: RequestSample): Promise<void>;
   /** The ticket was never used: release it blaming nobody. */
   cancel(ticket: string): Promise<void>;
 }
@@ -33,6 +39,10 @@ export interface Ledger {
 export interface Routed {
   readonly decision: RouteDecision;
   readonly ledger: Ledger;
+  /** The object's answer time (ms), null when the Worker routed alone. */
+  readonly objectMs: number | null;
+  /** The `fallback-*` reason when the Worker routed alone, else null. */
+  readonly fallback: string | null;
 }
 
 interface ObjectError {
@@ -53,8 +63,10 @@ function objectLedger(stub: PoolStub, model: string): Ledger {
   return {
     reroute: (ticket, failure, next) =>
       report("reroute", () => stub.reroute(ticket, failure, next)),
-    complete: async (ticket, outcome) => {
-      await report("complete", () => stub.complete(ticket, outcome));
+    complete: async (ticket, outcome, sample) => {
+      const samples = [sample, ...pendingSamples.take(model)];
+      const recorded = await report("complete", () => stub.complete(ticket, outcome, samples));
+      if (recorded === null) pendingSamples.add(model, samples);
     },
     cancel: async (ticket) => {
       await report("cancel", () => stub.cancel(ticket));
@@ -62,11 +74,12 @@ function objectLedger(stub: PoolStub, model: string): Ledger {
   };
 }
 
-function coreLedger(router: CoreRouter): Ledger {
+function coreLedger(router: CoreRouter, model: string): Ledger {
   return {
     reroute: async (ticket, failure, next) => router.reroute(ticket, failure, next, Date.now()),
-    complete: async (ticket, outcome) => {
+    complete: async (ticket, outcome, sample) => {
       router.complete(ticket, outcome, Date.now());
+      pendingSamples.add(model, [sample]);
     },
     cancel: async (ticket) => {
       router.cancel(ticket, Date.now());
@@ -87,6 +100,7 @@ export async function routeRequest(
   request: RouteRequest,
 ): Promise<Routed> {
   let stub = poolStub(env, ref);
+  const askedAt = Date.now();
   const ask = routeOnObject(stub, ref, request).catch((error: ObjectError) => {
     if (!error?.retryable || error.overloaded) throw error;
     stub = poolStub(env, ref);
@@ -95,7 +109,8 @@ export async function routeRequest(
   try {
     const decision = await withDeadline(ask, ref.pool.routeTimeoutMs);
     if (decision.origin === null || ref.pool.origins.some((o) => o.id === decision.origin)) {
-      return { decision, ledger: objectLedger(stub, ref.model) };
+      const objectMs = Date.now() - askedAt;
+      return { decision, ledger: objectLedger(stub, ref.model), objectMs, fallback: null };
     }
     // The object holds newer settings than this isolate: it chose an origin we cannot reach.
     ctx.waitUntil(release(stub, decision));
@@ -127,5 +142,10 @@ async function release(stub: PoolStub, decision: RouteDecision): Promise<void> {
 function fallback(ref: PoolRef, request: RouteRequest, reason: string): Routed {
   const router = fallbackRouters.get(ref.model, ref.pool, ref.version);
   const decision = router.route(request, Date.now());
-  return { decision: { ...decision, reason }, ledger: coreLedger(router) };
+  return {
+    decision: { ...decision, reason },
+    ledger: coreLedger(router, ref.model),
+    objectMs: null,
+    fallback: reason,
+  };
 }

@@ -1,0 +1,149 @@
+/**
+ * @module
+ * Every family `/metrics` exposes, in one place, named by Prometheus' conventions
+ * (https://prometheus.io/docs/practices/naming/): the `llm_router_` prefix, `_total` for
+ * counters, base units (`_seconds`, `_tokens`, `_ratio`, `_bytes`), and the labels `model`,
+ * `origin`, `policy`, `reason`, `outcome`, `kind` (and `state` for an enum: one series per state,
+ * 1 for the current one). docs/api.md lists them; the browser test checks it lists them all.
+ */
+import { metricFamily as f } from "./exposition.ts";
+
+const P = "llm_router_";
+
+export const families = {
+  objectUp: f(`${P}pool_object_up`, "gauge", "1 if the pool's object answered this scrape."),
+  objectStart: f(
+    `${P}object_start_time_seconds`,
+    "gauge",
+    "When the pool's object started counting (counters reset then).",
+  ),
+  // Requests, from the samples the Worker sends with each completion.
+  requests: f(`${P}requests_total`, "counter", "Requests by serving origin and outcome."),
+  usageReports: f(
+    `${P}usage_reports_total`,
+    "counter",
+    "Completions whose usage reported cached tokens.",
+  ),
+  promptTokens: f(
+    `${P}prompt_tokens_total`,
+    "counter",
+    "Engine-reported prompt tokens, over usage reports.",
+  ),
+  cachedTokens: f(
+    `${P}cached_tokens_total`,
+    "counter",
+    "Engine-reported cached prompt tokens, over usage reports.",
+  ),
+  matchedTokens: f(
+    `${P}matched_tokens_total`,
+    "counter",
+    "Prompt tokens the router believed cached at the serving origin, over usage reports.",
+  ),
+  failovers: f(
+    `${P}failovers_total`,
+    "counter",
+    "Requests moved off the origin to another before its first byte, by failure kind.",
+  ),
+  fallbacks: f(
+    `${P}fallbacks_total`,
+    "counter",
+    "Requests the Worker routed alone (the object did not answer), by reason.",
+  ),
+  hashSeconds: f(`${P}route_hash_seconds`, "histogram", "Hashing the prompt at the edge."),
+  objectSeconds: f(
+    `${P}route_object_seconds`,
+    "histogram",
+    "Round trip of the route call to the pool's object.",
+  ),
+  ttfbSeconds: f(`${P}ttfb_seconds`, "histogram", "Origin time to first byte."),
+  // Routing, from the core's stats.
+  decisions: f(`${P}decisions_total`, "counter", "Routing decisions by policy and reason."),
+  routed: f(`${P}routed_total`, "counter", "Decisions that chose the origin."),
+  originFailures: f(
+    `${P}origin_failures_total`,
+    "counter",
+    "Failed attempts counted against origins' circuits, by failure kind.",
+  ),
+  outstanding: f(
+    `${P}outstanding_requests`,
+    "gauge",
+    "Requests routed to the origin and not yet ended.",
+  ),
+  queuedPrefill: f(
+    `${P}queued_prefill_tokens`,
+    "gauge",
+    "Estimated prompt tokens waiting for prefill at the origin.",
+  ),
+  eligible: f(`${P}origin_eligible`, "gauge", "1 if the origin may take new requests."),
+  health: f(`${P}origin_health`, "gauge", "Origin health from webhooks (1 for the current state)."),
+  circuit: f(`${P}circuit_state`, "gauge", "Origin circuit breaker (1 for the current state)."),
+  circuitFailures: f(
+    `${P}circuit_consecutive_failures`,
+    "gauge",
+    "Consecutive failures the origin's circuit breaker has counted.",
+  ),
+  engineRunning: f(
+    `${P}engine_running_requests`,
+    "gauge",
+    "Running requests in the engine's last report.",
+  ),
+  engineWaiting: f(
+    `${P}engine_waiting_requests`,
+    "gauge",
+    "Waiting requests in the engine's last report.",
+  ),
+  engineKvUsage: f(
+    `${P}engine_kv_usage_ratio`,
+    "gauge",
+    "KV cache usage (0..1) in the engine's last report.",
+  ),
+  engineReportAge: f(
+    `${P}engine_report_age_seconds`,
+    "gauge",
+    "Age of the engine's last load report.",
+  ),
+  ownedTokens: f(
+    `${P}index_owned_tokens`,
+    "gauge",
+    "Prompt tokens the index believes the origin holds.",
+  ),
+  capacityTokens: f(
+    `${P}index_capacity_tokens`,
+    "gauge",
+    "Prompt tokens the index lets the origin hold (learned from engine usage).",
+  ),
+  indexChunks: f(`${P}index_chunks`, "gauge", "Distinct prompt chunks in the pool's index."),
+  indexNodes: f(`${P}index_nodes`, "gauge", "Radix nodes in the pool's index."),
+  indexOwnerships: f(
+    `${P}index_ownerships`,
+    "gauge",
+    "(chunk, origin) ownerships in the pool's index.",
+  ),
+  indexBytes: f(`${P}index_bytes`, "gauge", "Memory held by the pool's index."),
+  // Shadow policies (counterfactual figures; see src/core/router/shadow-evaluation.ts).
+  shadowDecisions: f(
+    `${P}shadow_decisions_total`,
+    "counter",
+    "Requests the shadow policy was asked about.",
+  ),
+  shadowAgreements: f(
+    `${P}shadow_agreements_total`,
+    "counter",
+    "Shadow decisions that named the live policy's origin.",
+  ),
+  shadowMatched: f(
+    `${P}shadow_matched_tokens_total`,
+    "counter",
+    "Prompt tokens cached at the shadow policy's choices.",
+  ),
+  shadowLiveMatched: f(
+    `${P}shadow_live_matched_tokens_total`,
+    "counter",
+    "Prompt tokens cached at the live policy's choices, over the same requests.",
+  ),
+  shadowPrompt: f(
+    `${P}shadow_prompt_tokens_total`,
+    "counter",
+    "Prompt tokens of the requests the shadow policy was asked about.",
+  ),
+};

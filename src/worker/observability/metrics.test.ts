@@ -1,0 +1,253 @@
+/// <reference path="../../../tools/types/parse-prometheus-text-format.d.ts" />
+import { env } from "cloudflare:workers";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { RouterObject } from "../router-object/router-object.ts";
+import { CACHED_TOKENS } from "../test/fixture.ts";
+import {
+  call,
+  chat,
+  conversation,
+  hits,
+  origin,
+  pool,
+  putSettings,
+  waitFor,
+} from "../test/helpers.ts";
+
+const MODEL = "metrics-model";
+const FAILOVER = "metrics-failover";
+const FALLBACK = "metrics-fallback";
+
+beforeAll(async () => {
+  await putSettings({
+    pools: {
+      [MODEL]: pool([origin("mx-1"), origin("mx-2")], {
+        policy: { type: "cost" },
+        shadowPolicies: [{ type: "cache-aware" }, { type: "llm-d" }],
+      }),
+      [FAILOVER]: pool([origin("mf-bad", "fail500"), origin("mf-ok")], {
+        policy: { type: "round-robin" },
+        retry: { maxAttempts: 2, backoffMs: 0 },
+      }),
+      [FALLBACK]: pool([origin("mb-1")]),
+    },
+  });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+function scrape(token = env.METRICS_TOKEN): Promise<Response> {
+  return call("/metrics", token ? { headers: { authorization: `Bearer ${token}` } } : {});
+}
+
+interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+/**
+ * The scrape's samples, one per line. The text is first checked with the real parser (it throws
+ * on any malformed line); its output is not used for values because it merges histograms that
+ * carry labels besides `le` into one.
+ */
+async function metrics(): Promise<Sample[]> {
+  const res = await scrape();
+  expect(res.status).toBe(200);
+  expect(res.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+  const text = await res.text();
+  parsePrometheusTextFormat(text);
+  return text
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => {
+      const match = /^([a-z_]+)(?:\{(.*)\})? (\S+)$/.exec(line);
+      if (!match) throw new Error(`unexpected line ${line}`);
+      const labels: Record<string, string> = {};
+      for (const [, k, v] of (match[2] ?? "").matchAll(/([a-z_]+)="((?:[^"\\]|\\.)*)"/g)) {
+        labels[k as string] = v as string;
+      }
+      return { name: match[1] as string, labels, value: Number(match[3]) };
+    });
+}
+
+/** Sum of the samples named `name` whose labels include `labels`. */
+function sum(samples: Sample[], name: string, labels: Record<string, string>): number {
+  return samples
+    .filter((m) => m.name === name)
+    .filter((m) => Object.entries(labels).every(([k, v]) => m.labels[k] === v))
+    .reduce((total, m) => total + m.value, 0);
+}
+
+async function send(model: string, messages: unknown[], stream = true): Promise<Response> {
+  const res = await chat(model, messages, { stream });
+  await res.text();
+  return res;
+}
+
+describe("GET /metrics", () => {
+  it("needs METRICS_TOKEN or ADMIN_TOKEN", async () => {
+    expect((await scrape("")).status).toBe(401);
+    expect((await scrape("wrong")).status).toBe(401);
+    expect((await scrape(env.METRICS_TOKEN)).status).toBe(200);
+    expect((await scrape(env.ADMIN_TOKEN)).status).toBe(200);
+  });
+
+  it("is valid exposition following the naming conventions", async () => {
+    await send(MODEL, conversation("exposition", 0));
+    const res = await scrape();
+    const text = await res.text();
+    const families = parsePrometheusTextFormat(text);
+    const names = families.map((f) => f.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const f of families) {
+      expect(f.name).toMatch(/^llm_router_[a-z_]+$/);
+      expect(f.help.length).toBeGreaterThan(0);
+      if (f.type === "COUNTER") expect(f.name).toMatch(/_total$/);
+      else expect(f.name).not.toMatch(/_total$/);
+      if (f.type === "HISTOGRAM") expect(f.name).toMatch(/_seconds$/);
+    }
+    // Histogram buckets are cumulative, and +Inf equals the count.
+    const samples = await metrics();
+    for (const name of ["ttfb", "route_hash", "route_object"]) {
+      const family = `llm_router_${name}_seconds`;
+      const buckets = samples.filter(
+        (m) => m.name === `${family}_bucket` && m.labels.model === MODEL,
+      );
+      const counts = buckets.map((m) => m.value);
+      expect(counts).toEqual([...counts].sort((a, b) => a - b));
+      expect(buckets.at(-1)?.labels.le).toBe("+Inf");
+      expect(buckets.at(-1)?.value).toBe(sum(samples, `${family}_count`, { model: MODEL }));
+    }
+    // Every family is declared on every scrape, with HELP and TYPE before its samples.
+    expect(text).toMatch(
+      /# HELP llm_router_failovers_total .+\n# TYPE llm_router_failovers_total counter\n/,
+    );
+  });
+
+  it("counts requests, tokens, decisions, shadows and latency per pool and origin", async () => {
+    const before = await metrics();
+    const base = (name: string, labels: Record<string, string> = {}) =>
+      sum(before, name, { model: MODEL, ...labels });
+    const counted = {
+      requests: base("llm_router_requests_total", { outcome: "ok" }),
+      decisions: base("llm_router_decisions_total"),
+      shadow: base("llm_router_shadow_decisions_total", { policy: "llm-d" }),
+      ttfb: base("llm_router_ttfb_seconds_count"),
+    };
+    for (let turns = 0; turns < 3; turns++) await send(MODEL, conversation("counts", turns));
+    let after = await metrics();
+    await waitFor(
+      async () => {
+        after = await metrics();
+        return sum(after, "llm_router_requests_total", { model: MODEL }) >= counted.requests + 3;
+      },
+      5000,
+      "completions to reach the object",
+    );
+    const m = (name: string, labels: Record<string, string> = {}) =>
+      sum(after, name, { model: MODEL, ...labels });
+    expect(m("llm_router_requests_total", { outcome: "ok" })).toBe(counted.requests + 3);
+    expect(m("llm_router_decisions_total", { policy: "cost" })).toBe(counted.decisions + 3);
+    expect(m("llm_router_shadow_decisions_total", { policy: "llm-d" })).toBe(counted.shadow + 3);
+    expect(m("llm_router_shadow_decisions_total", { policy: "cache-aware" })).toBe(
+      counted.shadow + 3,
+    );
+    expect(m("llm_router_ttfb_seconds_count")).toBe(counted.ttfb + 3);
+    expect(m("llm_router_route_object_seconds_count")).toBe(
+      m("llm_router_route_hash_seconds_count"),
+    );
+    const reports = m("llm_router_usage_reports_total");
+    expect(m("llm_router_cached_tokens_total")).toBe(reports * CACHED_TOKENS);
+    expect(m("llm_router_prompt_tokens_total")).toBeGreaterThan(
+      m("llm_router_cached_tokens_total"),
+    );
+    expect(m("llm_router_pool_object_up")).toBe(1);
+    for (const id of ["mx-1", "mx-2"]) {
+      expect(m("llm_router_origin_health", { origin: id, state: "up" })).toBe(1);
+      expect(m("llm_router_origin_health", { origin: id, state: "down" })).toBe(0);
+      expect(m("llm_router_circuit_state", { origin: id, state: "closed" })).toBe(1);
+      expect(m("llm_router_outstanding_requests", { origin: id })).toBe(0);
+    }
+    expect(m("llm_router_index_chunks")).toBeGreaterThan(0);
+    expect(m("llm_router_routed_total")).toBe(m("llm_router_decisions_total"));
+  });
+
+  it("counts failovers by origin and kind", async () => {
+    for (let k = 0; k < 4; k++) {
+      const res = await send(FAILOVER, [{ role: "user", content: `failover ${k}` }], false);
+      expect(res.status).toBe(200);
+    }
+    const tried = await hits("mf-bad");
+    expect(tried).toBeGreaterThan(0);
+    await waitFor(
+      async () =>
+        sum(await metrics(), "llm_router_requests_total", { model: FAILOVER, outcome: "ok" }) === 4,
+      5000,
+      "failover completions",
+    );
+    const after = await metrics();
+    const labels = { model: FAILOVER, origin: "mf-bad", kind: "status-5xx" };
+    expect(sum(after, "llm_router_failovers_total", labels)).toBe(tried);
+    expect(sum(after, "llm_router_origin_failures_total", { model: FAILOVER })).toBe(tried);
+  });
+
+  it("counts fallbacks, delivered with the pool's next completion", async () => {
+    const route = vi.spyOn(RouterObject.prototype, "route").mockImplementation(() => {
+      throw new Error("object unavailable");
+    });
+    for (let k = 0; k < 2; k++) {
+      const res = await send(FALLBACK, conversation(`outage ${k}`, 0));
+      expect(res.headers.get("x-router-reason")).toBe("fallback-error");
+    }
+    route.mockRestore();
+    await send(FALLBACK, conversation("back", 0));
+    await waitFor(
+      async () =>
+        sum(await metrics(), "llm_router_fallbacks_total", {
+          model: FALLBACK,
+          reason: "fallback-error",
+        }) === 2,
+      5000,
+      "fallbacks to be counted",
+    );
+    const after = await metrics();
+    expect(sum(after, "llm_router_requests_total", { model: FALLBACK, outcome: "ok" })).toBe(3);
+    // Only the request the object routed has an object round trip.
+    expect(sum(after, "llm_router_route_object_seconds_count", { model: FALLBACK })).toBe(1);
+    expect(sum(after, "llm_router_route_hash_seconds_count", { model: FALLBACK })).toBe(3);
+  });
+});
+
+describe("GET /admin/state", () => {
+  it("shows the pool's metrics, time series, hot prefixes and shadow figures", async () => {
+    await send(MODEL, conversation("state", 0));
+    const res = await call(`/admin/state?model=${MODEL}`, {
+      headers: { authorization: `Bearer ${env.ADMIN_TOKEN}` },
+    });
+    const state = (await res.json()) as {
+      object: {
+        metrics: {
+          origins: Record<string, { requests: Record<string, number> }>;
+          series: { bucketMs: number; points: { requests: number; hitRate: number | null }[] };
+        };
+        router: {
+          hotPrefixes: { tokens: number; origins: string[] }[];
+          shadows: { policy: string; decisions: number }[];
+        };
+      };
+    };
+    const { metrics: m, router } = state.object;
+    expect(Object.keys(m.origins).sort()).toEqual(["mx-1", "mx-2"]);
+    expect(m.series.points).toHaveLength(60);
+    const recent = m.series.points.at(-1) ?? m.series.points[0];
+    expect(m.series.points.some((p) => p.requests > 0)).toBe(true);
+    expect(recent).toHaveProperty("hitRate");
+    expect(router.hotPrefixes.length).toBeGreaterThan(0);
+    expect(router.hotPrefixes[0]?.origins.length).toBeGreaterThan(0);
+    expect(router.shadows.map((s) => s.policy)).toEqual(["cache-aware", "llm-d"]);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * @module
+ * `/metrics`: pools' states as Prometheus families (catalogue: metric-families.ts). Every
+ * family is declared on every scrape, so its HELP and TYPE show before any traffic; a pool whose
+ * object did not answer shows only `llm_router_pool_object_up 0`, never stale or partial values.
+ */
+import type { OriginStats, RouterStats } from "../../core/router/router-types.ts";
+import type { ObjectState } from "../router-object/router-object.ts";
+import type { MetricFamily, MetricsWriter } from "./exposition.ts";
+import { families as F } from "./metric-families.ts";
+import type { PoolState } from "./pool-state.ts";
+import { REQUEST_OUTCOMES } from "./request-sample.ts";
+
+const HEALTH_STATES = ["up", "draining", "down"] as const;
+const CIRCUIT_STATES = ["closed", "open", "half-open"] as const;
+
+const ORIGIN_GAUGES: [MetricFamily, (o: OriginStats) => number | null][] = [
+  [F.outstanding, (o) => o.outstanding],
+  [F.queuedPrefill, (o) => o.queuedPrefillTokens],
+  [F.eligible, (o) => (o.eligible ? 1 : 0)],
+  [F.circuitFailures, (o) => o.consecutiveFailures],
+  [F.engineRunning, (o) => o.engine?.running ?? null],
+  [F.engineWaiting, (o) => o.engine?.waiting ?? null],
+  [F.engineKvUsage, (o) => o.engine?.kvUsage ?? null],
+  [F.engineReportAge, (o) => (o.reportAgeMs === null ? null : o.reportAgeMs / 1000)],
+  [F.ownedTokens, (o) => o.ownedTokens],
+  [F.capacityTokens, (o) => o.capacityTokens],
+];
+
+function writeRouter(w: MetricsWriter, model: string, r: RouterStats): void {
+  for (const [reason, n] of Object.entries(r.decisions.byReason)) {
+    w.sample(F.decisions, { model, policy: r.policy, reason }, n);
+  }
+  for (const [kind, n] of Object.entries(r.failures)) {
+    w.sample(F.originFailures, { model, kind }, n ?? 0);
+  }
+  for (const o of r.origins) {
+    const labels = { model, origin: o.id };
+    w.sample(F.routed, labels, o.routed);
+    for (const [family, value] of ORIGIN_GAUGES) {
+      const v = value(o);
+      if (v !== null) w.sample(family, labels, v);
+    }
+    for (const state of HEALTH_STATES) {
+      w.sample(F.health, { ...labels, state }, o.health === state ? 1 : 0);
+    }
+    for (const state of CIRCUIT_STATES) {
+      w.sample(F.circuit, { ...labels, state }, o.circuit === state ? 1 : 0);
+    }
+  }
+  w.sample(F.indexChunks, { model }, r.index.chunks);
+  w.sample(F.indexNodes, { model }, r.index.nodes);
+  w.sample(F.indexOwnerships, { model }, r.index.ownerships);
+  w.sample(F.indexBytes, { model }, r.index.bytes);
+  const seen = new Map<string, number>();
+  for (const s of r.shadows) {
+    // Two shadows of one type (other parameters) would collide: number the later ones.
+    const n = (seen.get(s.policy) ?? 0) + 1;
+    seen.set(s.policy, n);
+    const labels = { model, policy: n === 1 ? s.policy : `${s.policy}#${n}` };
+    w.sample(F.shadowDecisions, labels, s.decisions);
+    w.sample(F.shadowAgreements, labels, s.agreements);
+    w.sample(F.shadowMatched, labels, s.matchedTokens);
+    w.sample(F.shadowLiveMatched, labels, s.liveMatchedTokens);
+    w.sample(F.shadowPrompt, labels, s.promptTokens);
+  }
+}
+
+function writeRequests(w: MetricsWriter, model: string, state: ObjectState): void {
+  const m = state.metrics;
+  w.sample(F.objectStart, { model }, m.since / 1000);
+  for (const [origin, c] of Object.entries(m.origins)) {
+    const labels = { model, origin };
+    for (const outcome of REQUEST_OUTCOMES) {
+      const n = c.requests[outcome];
+      if (n !== undefined) w.sample(F.requests, { ...labels, outcome }, n);
+    }
+    w.sample(F.usageReports, labels, c.usageReports);
+    w.sample(F.promptTokens, labels, c.promptTokens);
+    w.sample(F.cachedTokens, labels, c.cachedTokens);
+    w.sample(F.matchedTokens, labels, c.matchedTokens);
+    for (const [kind, n] of Object.entries(c.failovers)) {
+      w.sample(F.failovers, { ...labels, kind }, n ?? 0);
+    }
+  }
+  for (const [reason, n] of Object.entries(m.fallbacks)) {
+    w.sample(F.fallbacks, { model, reason }, n);
+  }
+  w.histogram(F.hashSeconds, { model }, m.latency.hash);
+  w.histogram(F.objectSeconds, { model }, m.latency.object);
+  w.histogram(F.ttfbSeconds, { model }, m.latency.ttfb);
+}
+
+/** The exposition of `states` (every pool in settings). */
+export function writeMetrics(w: MetricsWriter, states: readonly PoolState[]): void {
+  for (const family of Object.values(F)) w.declare(family);
+  for (const { model, object } of states) {
+    w.sample(F.objectUp, { model }, object ? 1 : 0);
+    if (!object) continue;
+    writeRouter(w, model, object.router);
+    writeRequests(w, model, object);
+  }
+}

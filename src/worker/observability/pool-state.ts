@@ -1,0 +1,95 @@
+/**
+ * @module
+ * A pool's state as operators see it (`/admin/state`, `/metrics`, the dashboard): the object's
+ * router stats and metrics, this isolate's settings status and fallback router. Origin URLs are
+ * shown without credentials or query strings: those may hold keys. An object that does not
+ * answer within OBJECT_TIMEOUT_MS is reported as such (`objectError`), never as an error of the
+ * whole page, so one stuck pool cannot hide the others.
+ */
+import type { RouterStats } from "../../core/router/router-types.ts";
+import { ApiError } from "../errors/api-error.ts";
+import type { ObjectState } from "../router-object/router-object.ts";
+import type { PoolVersion } from "../router-object/rpc-types.ts";
+import { fallbackRouters } from "../routing/fallback-routers.ts";
+import { poolStub } from "../routing/pool-object.ts";
+import { withDeadline } from "../routing/with-deadline.ts";
+import {
+  currentSettings,
+  type LoadedSettings,
+  type SettingsStatus,
+  settingsCache,
+} from "../settings/settings-cache.ts";
+
+export const OBJECT_TIMEOUT_MS = 5000;
+
+export interface PoolState {
+  model: string;
+  settings: SettingsStatus & { version: PoolVersion };
+  object: ObjectState | null;
+  /** Why the object's state is missing (`DeadlineError`, ...), else null. */
+  objectError: string | null;
+  /** This isolate's fallback router, if it has routed for the pool. */
+  fallback: RouterStats | null;
+}
+
+/** scheme://host/path only: credentials and query strings may carry keys. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return "(invalid url)";
+  }
+}
+
+function redactStats(stats: RouterStats): RouterStats {
+  return { ...stats, origins: stats.origins.map((o) => ({ ...o, url: redactUrl(o.url) })) };
+}
+
+/** The state of `model`'s pool; null when settings have no such pool. */
+export async function poolState(
+  env: Env,
+  settings: LoadedSettings,
+  model: string,
+): Promise<PoolState | null> {
+  const pool = settings.pool(model);
+  if (!pool) return null;
+  const ref = { model, pool, version: settings.version(model) };
+  let object: ObjectState | null = null;
+  let objectError: string | null = null;
+  try {
+    const state = (await withDeadline(
+      poolStub(env, ref).state(),
+      OBJECT_TIMEOUT_MS,
+    )) as ObjectState | null;
+    object = state && { ...state, router: redactStats(state.router) };
+  } catch (error) {
+    objectError = error instanceof Error ? error.name : "error";
+  }
+  const fallback = fallbackRouters.stats(model, Date.now());
+  return {
+    model,
+    settings: { ...settingsCache.status(), version: ref.version },
+    object,
+    objectError,
+    fallback: fallback && redactStats(fallback),
+  };
+}
+
+/**
+ * Every pool's state, in settings order, asked of the objects in parallel; none before the
+ * first settings document (so a scrape or the dashboard works on a fresh deployment).
+ */
+export async function poolStates(env: Env): Promise<PoolState[]> {
+  let settings: LoadedSettings;
+  try {
+    settings = await currentSettings(env);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "settings_missing") return [];
+    throw error;
+  }
+  const states = await Promise.all(
+    Object.keys(settings.settings.pools).map((model) => poolState(env, settings, model)),
+  );
+  return states.filter((s): s is PoolState => s !== null);
+}
