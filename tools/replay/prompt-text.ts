@@ -1,0 +1,37 @@
+/**
+ * Prompt text for trace records: each 512-token block id becomes the same 2,048 bytes of text
+ * wherever it appears (4 bytes per token, the router's estimate), so requests that share blocks
+ * in the trace share bytes on the wire, and the router and engines see the trace's real prefix
+ * sharing. The last block is cut to the record's length.
+ */
+const BYTES_PER_BLOCK = 512 * 4;
+const VOCABULARY = [
+  "the",
+  "model",
+  "cache",
+  "prefix",
+  "token",
+  "route",
+  "origin",
+  "edge",
+  "query",
+  "answer",
+  "context",
+  "block",
+];
+
+function blockText(id: number): string {
+  let state = (id * 2654435761 + 1013904223) >>> 0;
+  let text = `[${id}] `;
+  while (text.length < BYTES_PER_BLOCK) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    text += `${VOCABULARY[state % VOCABULARY.length]}${state % 97} `;
+  }
+  return text.slice(0, BYTES_PER_BLOCK);
+}
+
+export function promptText(blockIds: readonly number[], inputTokens: number): string {
+  let text = "";
+  for (const id of blockIds) text += blockText(id);
+  return text.slice(0, inputTokens * 4);
+}

@@ -1,0 +1,72 @@
+/** The table `npm start` ends with: per policy, cache hits, time to first token, spread. */
+import type { ReplayResult } from "./replay.ts";
+
+export interface PolicySummary {
+  policy: string;
+  requests: number;
+  failed: number;
+  cachedRatio: number;
+  ttftP50Ms: number;
+  ttftP99Ms: number;
+  perOrigin: Record<string, number>;
+}
+
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
+export function summarise(
+  policy: string,
+  results: readonly ReplayResult[],
+  origins: readonly string[],
+): PolicySummary {
+  const ok = results.filter((r) => r.ok);
+  const ttft = ok
+    .map((r) => r.ttftMs ?? Number.NaN)
+    .filter((t) => Number.isFinite(t))
+    .sort((a, b) => a - b);
+  const prompt = ok.reduce((s, r) => s + r.promptTokens, 0);
+  const cached = ok.reduce((s, r) => s + r.cachedTokens, 0);
+  const perOrigin = Object.fromEntries(origins.map((o) => [o, 0]));
+  for (const r of ok) if (r.origin) perOrigin[r.origin] = (perOrigin[r.origin] ?? 0) + 1;
+  return {
+    policy,
+    requests: results.length,
+    failed: results.length - ok.length,
+    cachedRatio: prompt > 0 ? cached / prompt : 0,
+    ttftP50Ms: quantile(ttft, 0.5),
+    ttftP99Ms: quantile(ttft, 0.99),
+    perOrigin,
+  };
+}
+
+export function formatSummaries(rows: readonly PolicySummary[]): string {
+  const origins = Object.keys(rows[0]?.perOrigin ?? {});
+  const header = [
+    "policy",
+    "requests",
+    "failed",
+    "cached tokens",
+    "TTFT p50 ms",
+    "TTFT p99 ms",
+    ...origins,
+  ];
+  const cells = rows.map((r) => [
+    r.policy,
+    String(r.requests),
+    String(r.failed),
+    `${(100 * r.cachedRatio).toFixed(1)}%`,
+    r.ttftP50Ms.toFixed(0),
+    r.ttftP99Ms.toFixed(0),
+    ...origins.map((o) => String(r.perOrigin[o] ?? 0)),
+  ]);
+  const widths = header.map((h, i) =>
+    Math.max(h.length, ...cells.map((c) => (c[i] as string).length)),
+  );
+  const line = (c: readonly string[]) =>
+    c
+      .map((x, i) => (i === 0 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number)))
+      .join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)].join("\n");
+}

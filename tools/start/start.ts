@@ -1,0 +1,123 @@
+/**
+ * `npm start`: the whole router running locally, exercised for real. It starts simulated GPU
+ * engines and `wrangler dev`, writes settings through the admin API (tokens from a generated
+ * `.dev.vars`), replays whole conversations of the Mooncake trace through the router over HTTP
+ * with the `openai` client (once per policy, on the same requests, each policy in its own pool
+ * so no run warms another's caches), prints a table, and leaves the stack running.
+ *
+ *   npm start -- [--requests 300] [--policy cost,round-robin] [--origins 4] [--trace PATH]
+ *                [--time-scale 10] [--load 0.7] [--once]
+ */
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { DEFAULT_PROFILE, profileNamed } from "../../bench/sim/engine/profiles.ts";
+import { ProgressBar } from "../../bench/sim/run/progress.ts";
+import { parseMooncake } from "../../bench/sim/trace/mooncake.ts";
+import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
+import { type Stack, startStack } from "../local-stack/stack.ts";
+import { replay } from "../replay/replay.ts";
+import { conversations } from "../replay/sessions.ts";
+import { formatSummaries, type PolicySummary, summarise } from "../replay/summary.ts";
+import { schedule } from "./schedule.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const usage =
+  "usage: npm start -- [--requests N] [--policy a,b] [--origins N] [--trace PATH] [--time-scale S] [--load X] [--once]";
+
+function fail(message: string): never {
+  console.error(`start: ${message}\n${usage}`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    requests: { type: "string", default: "300" },
+    policy: { type: "string", default: "cost,round-robin" },
+    origins: { type: "string", default: "4" },
+    trace: { type: "string", default: join(root, "tools/replay/conversation-sample.jsonl") },
+    "time-scale": { type: "string", default: "4" },
+    load: { type: "string", default: "0.6" },
+    "max-tokens": { type: "string", default: "256" },
+    once: { type: "boolean", default: false },
+  },
+});
+const requests = Number(values.requests);
+const origins = Number(values.origins);
+const timeScale = Number(values["time-scale"]);
+const load = Number(values.load);
+const maxTokens = Number(values["max-tokens"]);
+const policies = values.policy.split(",").map((p) => p.trim()) as PolicyType[];
+if (!Number.isInteger(requests) || requests < 1) fail(`--requests ${values.requests} must be >= 1`);
+if (!Number.isInteger(origins) || origins < 1 || origins > 26)
+  fail(`--origins ${values.origins} must be 1..26`);
+if (!(timeScale > 0) || !(load > 0) || !(maxTokens >= 1))
+  fail("--time-scale, --load, --max-tokens must be positive");
+for (const p of policies)
+  if (!POLICY_TYPES.includes(p)) fail(`unknown policy ${p}; known: ${POLICY_TYPES.join(", ")}`);
+
+const profile = profileNamed(DEFAULT_PROFILE);
+const records = conversations(
+  parseMooncake(readFileSync(values.trace, "utf8"), values.trace).records,
+  requests,
+);
+
+let stack: Stack | null = null;
+let stopping = false;
+async function shutdown(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    await stack?.stop();
+  }
+  process.exit(code);
+}
+process.on("SIGINT", () => void shutdown(130));
+process.on("SIGTERM", () => void shutdown(143));
+
+console.error(
+  `starting ${origins} engines (${profile.name}, time x${timeScale}) and wrangler dev...`,
+);
+stack = await startStack({
+  root,
+  origins,
+  profile,
+  timeScale,
+  persistTo: join(root, ".wrangler/start-state"),
+});
+const pools = Object.fromEntries(
+  policies.map((p) => [
+    `demo-${p}`,
+    { origins: stack?.originSettings() ?? [], policy: { type: p } },
+  ]),
+);
+await stack.putSettings({ pools });
+console.error(`router ${stack.routerUrl}: ${records.length} requests per policy, load ${load}\n`);
+
+const fleetTokensPerSecond = origins * profile.prefillTokensPerSecond * timeScale;
+const bar = new ProgressBar(policies, records.length);
+const rows: PolicySummary[] = [];
+for (const [i, policy] of policies.entries()) {
+  const model = `demo-${policy}`;
+  const timed = schedule(records, { model, load, fleetTokensPerSecond, maxTokens });
+  const results = await replay(stack.routerUrl, timed, (done) => bar.update(i, done));
+  rows.push(
+    summarise(
+      policy,
+      results,
+      stack.engines.map((e) => e.id),
+    ),
+  );
+  const failed = results.find((r) => !r.ok);
+  if (failed) console.error(`\n${policy}: a request failed: ${failed.error}`);
+}
+console.log(`\n${formatSummaries(rows)}\n`);
+console.log(`TTFT is wall-clock at the client; engines run ${timeScale}x faster than a real H100.`);
+const failures = rows.reduce((s, r) => s + r.failed, 0);
+if (values.once) await shutdown(failures > 0 ? 1 : 0);
+
+console.log(
+  `\nThe router is running at ${stack.routerUrl} (OpenAI base URL ${stack.routerUrl}/v1).`,
+);
+console.log(`Models: ${Object.keys(pools).join(", ")}. Admin token: ADMIN_TOKEN in .dev.vars.`);
+console.log(`Dashboard: ${stack.routerUrl}/dashboard   Metrics: ${stack.routerUrl}/metrics`);
+console.log("Press Ctrl-C to stop everything.");
