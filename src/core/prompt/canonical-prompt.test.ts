@@ -145,7 +145,7 @@ describe("promptKey", () => {
     const a = promptKey(convo(2), 256);
     const b = promptKey(convo(5), 256);
     expect(a.chunkHashes.length).toBeGreaterThan(10);
-    expect(Array.from(b.chunkHashes.subarray(0, a.chunkHashes.length))).toEqual(
+    expect(Array.from(b.chunkHashes.slice(0, a.chunkHashes.length))).toEqual(
       Array.from(a.chunkHashes),
     );
   });
@@ -178,7 +178,7 @@ describe("promptKey", () => {
     const more = { model: "m", messages: [...emoji.messages, { role: "user", content: "再见" }] };
     const a = promptKey(emoji, 64);
     const b = promptKey(more, 64);
-    expect(Array.from(b.chunkHashes.subarray(0, a.chunkHashes.length))).toEqual(
+    expect(Array.from(b.chunkHashes.slice(0, a.chunkHashes.length))).toEqual(
       Array.from(a.chunkHashes),
     );
   });

@@ -8,7 +8,7 @@ import { canonicalPieces } from "./canonical-prompt.ts";
 
 export interface PromptKey {
   /** hash[i] names chunks 0..i of the canonical prompt. */
-  chunkHashes: Float64Array;
+  chunkHashes: number[];
   /** UTF-8 length of the canonical prompt. */
   byteLength: number;
   /** Estimated prompt tokens (bytes / 4). */
