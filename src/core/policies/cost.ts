@@ -68,7 +68,7 @@ export function createCost(params: CostParams): Policy {
       const hot = best > 0 ? context.hotTokens(params.hotHeat) : 0;
       const work = (matched: number) => prefillWork(matched, request.promptTokens, attentionTokens);
       const bestWork = work(best);
-      const score = new Float64Array(origins.length);
+      const score: number[] = new Array(origins.length).fill(0);
       for (const i of eligible) {
         const o = origins[i] as OriginView;
         const matched = matchedTokens[i] ?? 0;
