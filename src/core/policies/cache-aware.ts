@@ -21,14 +21,7 @@
  */
 import { z } from "zod";
 import { argmin } from "./pick.ts";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type OriginView,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
 export const cacheAwareParams = z
   .object({
@@ -41,30 +34,25 @@ export const cacheAwareParams = z
 export type CacheAwareParams = z.infer<typeof cacheAwareParams>;
 
 export function createCacheAware(params: CacheAwareParams): Policy {
-  return {
-    name: "cache-aware",
-    decide({ origins, request, matchedTokens, rng }: PolicyContext): Decision {
-      const eligible = eligibleIndexes(origins);
-      if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
-      const load = (i: number) => (origins[i] as OriginView).outstanding;
-      let min = Number.POSITIVE_INFINITY;
-      let max = 0;
-      let longest = 0;
-      for (const i of eligible) {
-        min = Math.min(min, load(i));
-        max = Math.max(max, load(i));
-        longest = Math.max(longest, matchedTokens[i] ?? 0);
-      }
-      const leastLoaded = () => argmin(eligible, load, rng);
-      if (max - min > params.balanceAbsThreshold && max > min * params.balanceRelThreshold) {
-        return { origin: leastLoaded(), reason: "imbalanced" };
-      }
-      const rate = request.promptTokens > 0 ? longest / request.promptTokens : 0;
-      if (longest > 0 && rate > params.cacheThreshold) {
-        const holders = eligible.filter((i) => matchedTokens[i] === longest);
-        return { origin: argmin(holders, load, rng), reason: "cache-hit" };
-      }
-      return { origin: leastLoaded(), reason: "cache-miss" };
-    },
-  };
+  return overEligible("cache-aware", ({ origins, request, matchedTokens, rng }, eligible) => {
+    const load = (i: number) => (origins[i] as OriginView).outstanding;
+    let min = Number.POSITIVE_INFINITY;
+    let max = 0;
+    let longest = 0;
+    for (const i of eligible) {
+      min = Math.min(min, load(i));
+      max = Math.max(max, load(i));
+      longest = Math.max(longest, matchedTokens[i] ?? 0);
+    }
+    const leastLoaded = () => argmin(eligible, load, rng);
+    if (max - min > params.balanceAbsThreshold && max > min * params.balanceRelThreshold) {
+      return { origin: leastLoaded(), reason: "imbalanced" };
+    }
+    const rate = request.promptTokens > 0 ? longest / request.promptTokens : 0;
+    if (longest > 0 && rate > params.cacheThreshold) {
+      const holders = eligible.filter((i) => matchedTokens[i] === longest);
+      return { origin: argmin(holders, load, rng), reason: "cache-hit" };
+    }
+    return { origin: leastLoaded(), reason: "cache-miss" };
+  });
 }

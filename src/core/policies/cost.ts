@@ -31,14 +31,7 @@
 import { z } from "zod";
 import { prefillWork } from "../prefill-work.ts";
 import { type Compare, pickMin, rankWith } from "./pick.ts";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type OriginView,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
 export const costParams = z
   .object({
@@ -51,39 +44,34 @@ export const costParams = z
 export type CostParams = z.infer<typeof costParams>;
 
 export function createCost(params: CostParams): Policy {
-  return {
-    name: "cost",
-    decide(context: PolicyContext): Decision {
-      const { origins, request, matchedTokens, attentionTokens, rng } = context;
-      const eligible = eligibleIndexes(origins);
-      if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
-      let best = 0;
-      let queued = 0;
-      for (const i of eligible) {
-        best = Math.max(best, matchedTokens[i] ?? 0);
-        queued += (origins[i] as OriginView).queuedPrefillTokens;
-      }
-      const backlog = queued / eligible.length / Math.max(1, request.promptTokens);
-      const affinity = params.affinityPrice + params.loadAffinity * backlog;
-      const hot = best > 0 ? context.hotTokens(params.hotHeat) : 0;
-      const work = (matched: number) => prefillWork(matched, request.promptTokens, attentionTokens);
-      const bestWork = work(best);
-      const score: number[] = new Array(origins.length).fill(0);
-      for (const i of eligible) {
-        const o = origins[i] as OriginView;
-        const matched = matchedTokens[i] ?? 0;
-        const price = affinity * Math.max(0, work(Math.max(matched, hot)) - bestWork);
-        score[i] = (o.queuedPrefillTokens + work(matched) + price) / o.prefillTokensPerSecond;
-      }
-      // Lower score, then the longer match, then fewer requests in flight; then at random.
-      const compare: Compare = (a, b) =>
-        (score[a] as number) - (score[b] as number) ||
-        (matchedTokens[b] ?? 0) - (matchedTokens[a] ?? 0) ||
-        (origins[a] as OriginView).outstanding - (origins[b] as OriginView).outstanding;
-      const origin = pickMin(eligible, compare, rng);
-      const matched = matchedTokens[origin] ?? 0;
-      const reason = best === 0 ? "least-ttft" : matched === best ? "cache-hit" : "replicate";
-      return { origin, reason, ranking: rankWith(eligible, compare) };
-    },
-  };
+  return overEligible("cost", (context, eligible) => {
+    const { origins, request, matchedTokens, attentionTokens, rng } = context;
+    let best = 0;
+    let queued = 0;
+    for (const i of eligible) {
+      best = Math.max(best, matchedTokens[i] ?? 0);
+      queued += (origins[i] as OriginView).queuedPrefillTokens;
+    }
+    const backlog = queued / eligible.length / Math.max(1, request.promptTokens);
+    const affinity = params.affinityPrice + params.loadAffinity * backlog;
+    const hot = best > 0 ? context.hotTokens(params.hotHeat) : 0;
+    const work = (matched: number) => prefillWork(matched, request.promptTokens, attentionTokens);
+    const bestWork = work(best);
+    const score: number[] = new Array(origins.length).fill(0);
+    for (const i of eligible) {
+      const o = origins[i] as OriginView;
+      const matched = matchedTokens[i] ?? 0;
+      const price = affinity * Math.max(0, work(Math.max(matched, hot)) - bestWork);
+      score[i] = (o.queuedPrefillTokens + work(matched) + price) / o.prefillTokensPerSecond;
+    }
+    // Lower score, then the longer match, then fewer requests in flight; then at random.
+    const compare: Compare = (a, b) =>
+      (score[a] as number) - (score[b] as number) ||
+      (matchedTokens[b] ?? 0) - (matchedTokens[a] ?? 0) ||
+      (origins[a] as OriginView).outstanding - (origins[b] as OriginView).outstanding;
+    const origin = pickMin(eligible, compare, rng);
+    const matched = matchedTokens[origin] ?? 0;
+    const reason = best === 0 ? "least-ttft" : matched === best ? "cache-hit" : "replicate";
+    return { origin, reason, ranking: rankWith(eligible, compare) };
+  });
 }

@@ -16,14 +16,7 @@
  */
 import { z } from "zod";
 import { argmin, rankBy } from "./pick.ts";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type OriginView,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
 export const dynamoParams = z
   .object({
@@ -35,11 +28,9 @@ export const dynamoParams = z
 export type DynamoParams = z.infer<typeof dynamoParams>;
 
 export function createDynamo(params: DynamoParams): Policy {
-  return {
-    name: "dynamo",
-    decide({ origins, request, matchedTokens, tokensPerChunk, rng }: PolicyContext): Decision {
-      const eligible = eligibleIndexes(origins);
-      if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
+  return overEligible(
+    "dynamo",
+    ({ origins, request, matchedTokens, tokensPerChunk, rng }, eligible) => {
       const cost = (i: number) => {
         const o = origins[i] as OriginView;
         const uncached = Math.max(0, request.promptTokens - (matchedTokens[i] ?? 0));
@@ -54,5 +45,5 @@ export function createDynamo(params: DynamoParams): Policy {
         ranking: rankBy(eligible, cost),
       };
     },
-  };
+  );
 }

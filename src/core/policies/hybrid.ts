@@ -17,14 +17,7 @@
  */
 import { z } from "zod";
 import { argmin } from "./pick.ts";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type OriginView,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 import { prefixKey, rendezvousOrder } from "./rendezvous.ts";
 
 export const hybridParams = z
@@ -38,11 +31,9 @@ export const hybridParams = z
 export type HybridParams = z.infer<typeof hybridParams>;
 
 export function createHybrid(params: HybridParams): Policy {
-  return {
-    name: "hybrid",
-    decide({ origins, request, matchedTokens, tokensPerChunk, rng }: PolicyContext): Decision {
-      const eligible = eligibleIndexes(origins);
-      if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
+  return overEligible(
+    "hybrid",
+    ({ origins, request, matchedTokens, tokensPerChunk, rng }, eligible) => {
       const load = (i: number) => (origins[i] as OriginView).outstanding;
       const leastLoaded = argmin(eligible, load, rng);
       const prefixChunks = Math.max(1, Math.round(params.prefixTokens / tokensPerChunk));
@@ -57,5 +48,5 @@ export function createHybrid(params: HybridParams): Policy {
       }
       return { origin: target, reason: "sticky", ranking };
     },
-  };
+  );
 }

@@ -7,28 +7,18 @@
  */
 import { z } from "zod";
 import { argmin, rankBy } from "./pick.ts";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
 export const leastOutstandingParams = z.object({ type: z.literal("least-outstanding") }).strict();
 
 export function createLeastOutstanding(): Policy {
-  return {
-    name: "least-outstanding",
-    decide({ origins, rng }: PolicyContext): Decision {
-      const eligible = eligibleIndexes(origins);
-      const load = (i: number) => {
-        const o = origins[i];
-        return o ? o.outstanding / o.weight : 0;
-      };
-      const origin = argmin(eligible, load, rng);
-      if (origin < 0) return NO_ELIGIBLE_ORIGIN;
-      return { origin, reason: "least-outstanding", ranking: rankBy(eligible, load) };
-    },
-  };
+  return overEligible("least-outstanding", ({ origins, rng }, eligible) => {
+    const load = (i: number) =>
+      (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight;
+    return {
+      origin: argmin(eligible, load, rng),
+      reason: "least-outstanding",
+      ranking: rankBy(eligible, load),
+    };
+  });
 }

@@ -16,14 +16,7 @@
  */
 import { z } from "zod";
 import { argmin, rankBy } from "./pick.ts";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type OriginView,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
 export const llmDParams = z
   .object({
@@ -38,11 +31,9 @@ export type LlmDParams = z.infer<typeof llmDParams>;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 
 export function createLlmD(params: LlmDParams): Policy {
-  return {
-    name: "llm-d",
-    decide({ origins, request, matchedTokens, tokensPerChunk, rng }: PolicyContext): Decision {
-      const eligible = eligibleIndexes(origins);
-      if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
+  return overEligible(
+    "llm-d",
+    ({ origins, request, matchedTokens, tokensPerChunk, rng }, eligible) => {
       const queue = (i: number) => {
         const o = origins[i] as OriginView;
         return o.engine ? o.engine.waiting : o.outstanding;
@@ -73,5 +64,5 @@ export function createLlmD(params: LlmDParams): Policy {
         ranking: rankBy(eligible, negative),
       };
     },
-  };
+  );
 }

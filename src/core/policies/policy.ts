@@ -82,6 +82,24 @@ export interface Policy {
 
 export const NO_ELIGIBLE_ORIGIN: Decision = { origin: -1, reason: "no-eligible-origin" };
 
+/**
+ * A policy that decides among the eligible origins only. The contract's first half (never an
+ * ineligible origin, and `no-eligible-origin` when there is none) lives here once, so each
+ * policy is only its own choice among `eligible` (indexes into `origins`, never empty).
+ */
+export function overEligible(
+  name: string,
+  decide: (context: PolicyContext, eligible: readonly number[]) => Decision,
+): Policy {
+  return {
+    name,
+    decide(context: PolicyContext): Decision {
+      const eligible = eligibleIndexes(context.origins);
+      return eligible.length === 0 ? NO_ELIGIBLE_ORIGIN : decide(context, eligible);
+    },
+  };
+}
+
 /** Indexes of eligible origins. */
 export function eligibleIndexes(origins: readonly OriginView[]): number[] {
   const out: number[] = [];

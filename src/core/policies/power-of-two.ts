@@ -7,14 +7,7 @@
  * count; `<=` favours the first draw, as in SGLang. O(n) to list the eligible. Parameters: none.
  */
 import { z } from "zod";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type OriginView,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
 export const powerOfTwoParams = z.object({ type: z.literal("power-of-two") }).strict();
 
@@ -23,24 +16,19 @@ function engineLoad(o: OriginView): number {
 }
 
 export function createPowerOfTwo(): Policy {
-  return {
-    name: "power-of-two",
-    decide({ origins, rng }: PolicyContext): Decision {
-      const eligible = eligibleIndexes(origins);
-      if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
-      if (eligible.length === 1) return { origin: eligible[0] as number, reason: "only-one" };
-      const a = eligible[rng.int(eligible.length)] as number;
-      let b = eligible[rng.int(eligible.length - 1)] as number;
-      if (b === a) b = eligible[eligible.length - 1] as number;
-      const oa = origins[a] as OriginView;
-      const ob = origins[b] as OriginView;
-      const useEngine = oa.engine !== null && ob.engine !== null;
-      const la = (useEngine ? engineLoad(oa) : oa.outstanding) / oa.weight;
-      const lb = (useEngine ? engineLoad(ob) : ob.outstanding) / ob.weight;
-      const reason = useEngine ? "two-choices-engine" : "two-choices-local";
-      return la <= lb
-        ? { origin: a, reason, ranking: [a, b] }
-        : { origin: b, reason, ranking: [b, a] };
-    },
-  };
+  return overEligible("power-of-two", ({ origins, rng }, eligible) => {
+    if (eligible.length === 1) return { origin: eligible[0] as number, reason: "only-one" };
+    const a = eligible[rng.int(eligible.length)] as number;
+    let b = eligible[rng.int(eligible.length - 1)] as number;
+    if (b === a) b = eligible[eligible.length - 1] as number;
+    const oa = origins[a] as OriginView;
+    const ob = origins[b] as OriginView;
+    const useEngine = oa.engine !== null && ob.engine !== null;
+    const la = (useEngine ? engineLoad(oa) : oa.outstanding) / oa.weight;
+    const lb = (useEngine ? engineLoad(ob) : ob.outstanding) / ob.weight;
+    const reason = useEngine ? "two-choices-engine" : "two-choices-local";
+    return la <= lb
+      ? { origin: a, reason, ranking: [a, b] }
+      : { origin: b, reason, ranking: [b, a] };
+  });
 }

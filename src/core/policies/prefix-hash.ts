@@ -20,14 +20,7 @@
  */
 import { z } from "zod";
 import { argmin } from "./pick.ts";
-import {
-  type Decision,
-  eligibleIndexes,
-  NO_ELIGIBLE_ORIGIN,
-  type OriginView,
-  type Policy,
-  type PolicyContext,
-} from "./policy.ts";
+import { type OriginView, overEligible, type Policy } from "./policy.ts";
 import { prefixKey, rendezvousOrder } from "./rendezvous.ts";
 
 export const prefixHashParams = z
@@ -56,27 +49,22 @@ export function loadBound(
 }
 
 export function createPrefixHash(params: PrefixHashParams): Policy {
-  return {
-    name: "prefix-hash",
-    decide({ origins, request, tokensPerChunk, rng }: PolicyContext): Decision {
-      const eligible = eligibleIndexes(origins);
-      if (eligible.length === 0) return NO_ELIGIBLE_ORIGIN;
-      const prefixChunks = Math.max(1, Math.round(params.prefixTokens / tokensPerChunk));
-      const key = prefixKey(request.chunkHashes, prefixChunks, request.sessionKey);
-      if (key === null) {
-        const origin = argmin(eligible, (i) => origins[i]?.outstanding ?? 0, rng);
-        return { origin, reason: "no-prefix" };
+  return overEligible("prefix-hash", ({ origins, request, tokensPerChunk, rng }, eligible) => {
+    const prefixChunks = Math.max(1, Math.round(params.prefixTokens / tokensPerChunk));
+    const key = prefixKey(request.chunkHashes, prefixChunks, request.sessionKey);
+    if (key === null) {
+      const origin = argmin(eligible, (i) => origins[i]?.outstanding ?? 0, rng);
+      return { origin, reason: "no-prefix" };
+    }
+    const ranking = rendezvousOrder(key, eligible, (i) => origins[i] as OriginView);
+    const first = ranking[0] as number;
+    if (params.boundedLoad === null) return { origin: first, reason: "ring", ranking };
+    for (const i of ranking) {
+      const o = origins[i] as OriginView;
+      if (o.outstanding < loadBound(origins, eligible, o, params.boundedLoad)) {
+        return { origin: i, reason: i === first ? "ring" : "ring-bounded", ranking };
       }
-      const ranking = rendezvousOrder(key, eligible, (i) => origins[i] as OriginView);
-      const first = ranking[0] as number;
-      if (params.boundedLoad === null) return { origin: first, reason: "ring", ranking };
-      for (const i of ranking) {
-        const o = origins[i] as OriginView;
-        if (o.outstanding < loadBound(origins, eligible, o, params.boundedLoad)) {
-          return { origin: i, reason: i === first ? "ring" : "ring-bounded", ranking };
-        }
-      }
-      return { origin: first, reason: "ring", ranking };
-    },
-  };
+    }
+    return { origin: first, reason: "ring", ranking };
+  });
 }

@@ -6,27 +6,21 @@
  * which is the baseline every cache-aware policy must beat.
  */
 import { z } from "zod";
-import { type Decision, NO_ELIGIBLE_ORIGIN, type Policy, type PolicyContext } from "./policy.ts";
+import { overEligible, type Policy } from "./policy.ts";
 
 export const roundRobinParams = z.object({ type: z.literal("round-robin") }).strict();
 
 export function createRoundRobin(): Policy {
   let cursor = 0;
-  return {
-    name: "round-robin",
-    decide({ origins }: PolicyContext): Decision {
-      const n = origins.length;
-      for (let step = 0; step < n; step++) {
-        const i = (cursor + step) % n;
-        if (origins[i]?.eligible) {
-          cursor = (i + 1) % n;
-          const ranking = Array.from({ length: n }, (_, k) => (i + k) % n).filter(
-            (j) => origins[j]?.eligible,
-          );
-          return { origin: i, reason: "round-robin", ranking };
-        }
-      }
-      return NO_ELIGIBLE_ORIGIN;
-    },
-  };
+  return overEligible("round-robin", ({ origins }, eligible) => {
+    // The first eligible origin at or after the cursor, in settings order, then the rest.
+    const at = Math.max(
+      0,
+      eligible.findIndex((i) => i >= cursor),
+    );
+    const ranking = [...eligible.slice(at), ...eligible.slice(0, at)];
+    const origin = ranking[0] as number;
+    cursor = (origin + 1) % origins.length;
+    return { origin, reason: "round-robin", ranking };
+  });
 }
