@@ -1,7 +1,7 @@
 /**
  * Seeded pseudo-random numbers for the core (sfc32). Policies that randomise (random,
- * power-of-two, tie-breaks) take this instead of the global random source, so a seed replays a run exactly
- * in tests and in the simulator.
+ * power-of-two, tie-breaks) take this instead of the global random source, so a seed replays
+ * a run exactly in tests and in the simulator.
  */
 export interface Rng {
   /** Uniform in [0, 1). */
