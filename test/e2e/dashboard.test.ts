@@ -1,19 +1,19 @@
 /**
- * End to end: the real Worker (wrangler, workerd, the Durable Object, local KV) routing to real
- * local OpenAI-style origins, observed the way an operator would: `/metrics` read by a
- * Prometheus parser in Node, and `/dashboard` in headless Chromium (Debian's `chromium` with
- * playwright-core; never a downloaded browser). The browser part is skipped, saying why, when
- * /usr/bin/chromium is absent; `.ci/run` installs it. Writes test-artifacts/dashboard.png.
+ * End to end: the local stack (wrangler dev with the real Worker and Durable Object, simulated
+ * engines, a reporter each posting signed load webhooks) observed the way an operator would:
+ * `/metrics` read by a Prometheus parser in Node, and `/dashboard` in headless Chromium (Debian's
+ * `chromium` with playwright-core; never a downloaded browser). The browser part is skipped,
+ * saying why, when /usr/bin/chromium is absent; `.ci/run` installs it. Writes
+ * test-artifacts/dashboard.png.
  */
-import { createHmac } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type OpenAiOrigins, startOpenAiOrigins } from "./openai-origins.ts";
-import { type LocalRouter, type RouterSecrets, startRouter } from "./start-router.ts";
+import { profileNamed } from "../../bench/sim/engine/profiles.ts";
+import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const CHROMIUM = "/usr/bin/chromium";
@@ -22,15 +22,9 @@ const SCREENSHOT = join(root, "test-artifacts", "dashboard.png");
 const MODEL = "dash-model";
 const ORIGINS = ["gpu-a", "gpu-b", "gpu-c"];
 const WAIT_MS = 10_000;
-const secrets: RouterSecrets = {
-  ADMIN_TOKEN: "e2e-admin-token",
-  WEBHOOK_SECRET: "e2e-webhook-secret",
-  METRICS_TOKEN: "e2e-metrics-token",
-};
 
 const dir = mkdtempSync(join(tmpdir(), "router-dashboard-e2e-"));
-let origins: OpenAiOrigins | undefined;
-let router: LocalRouter | undefined;
+let stack: Stack | undefined;
 let browser: Browser | undefined;
 
 if (!hasChromium) {
@@ -48,12 +42,12 @@ function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 function call(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${router?.url}${path}`, { ...init, signal: AbortSignal.timeout(WAIT_MS) });
+  return fetch(`${stack?.routerUrl}${path}`, { ...init, signal: AbortSignal.timeout(WAIT_MS) });
 }
 
 function admin(path: string, init: RequestInit = {}): Promise<Response> {
   const headers = new Headers(init.headers);
-  headers.set("authorization", `Bearer ${secrets.ADMIN_TOKEN}`);
+  headers.set("authorization", `Bearer ${stack?.secrets.ADMIN_TOKEN}`);
   return call(path, { ...init, headers });
 }
 
@@ -83,26 +77,24 @@ async function chat(topic: string, turns: number): Promise<void> {
   await res.text();
 }
 
-/** A signed engine report, as a reporter beside each engine would post it. */
-async function report(origin: string, running: number, waiting: number, kvUsage: number) {
-  const body = JSON.stringify({ origin, events: [{ type: "load", running, waiting, kvUsage }] });
-  const t = Math.floor(Date.now() / 1000);
-  const mac = createHmac("sha256", secrets.WEBHOOK_SECRET).update(`${t}.${body}`).digest("hex");
-  const res = await call("/v1/engine/events", {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-router-signature": `t=${t},v1=${mac}` },
-    body,
-  });
-  expect(res.status).toBe(200);
-}
-
 beforeAll(async () => {
-  origins = await startOpenAiOrigins();
-  router = await bounded(startRouter(root, join(dir, "state"), secrets), 45_000, "wrangler");
+  stack = await bounded(
+    startStack({
+      root,
+      origins: ORIGINS.length,
+      profile: profileNamed("llama-3.1-8b-h100"),
+      timeScale: 10,
+      persistTo: join(dir, "state"),
+      devVars: join(dir, "dev.vars"),
+      reportIntervalMs: 300,
+    }),
+    45_000,
+    "local stack",
+  );
   const settings = {
     pools: {
       [MODEL]: {
-        origins: ORIGINS.map((id) => ({ id, url: origins?.url(id) })),
+        origins: stack.originSettings(),
         policy: { type: "cost" },
         shadowPolicies: [{ type: "cache-aware" }, { type: "round-robin" }],
       },
@@ -132,8 +124,7 @@ afterAll(async () => {
   // Every step runs, bounded, even when an earlier one failed.
   const steps: [string, (() => Promise<void>) | undefined][] = [
     ["browser", browser && (() => browser?.close() ?? Promise.resolve())],
-    ["wrangler", router && (() => router?.dispose() ?? Promise.resolve())],
-    ["origins", origins && (() => origins?.close() ?? Promise.resolve())],
+    ["local stack", stack && (() => stack?.stop() ?? Promise.resolve())],
   ];
   for (const [what, step] of steps) {
     if (step) await bounded(step(), 15_000, what).catch((error) => console.warn(String(error)));
@@ -145,7 +136,7 @@ describe("GET /metrics on the running Worker", () => {
   it("parses as Prometheus text, and docs/api.md lists every family", async () => {
     await chat("metrics", 0);
     const res = await call("/metrics", {
-      headers: { authorization: `Bearer ${secrets.METRICS_TOKEN}` },
+      headers: { authorization: `Bearer ${stack?.secrets.ADMIN_TOKEN}` },
     });
     expect(res.status).toBe(200);
     const families = parsePrometheusTextFormat(await res.text());
@@ -166,18 +157,18 @@ describe.skipIf(!hasChromium)("the dashboard in headless Chromium", () => {
     page.setDefaultTimeout(WAIT_MS);
     const external: string[] = [];
     page.on("request", (req) => {
-      if (!req.url().startsWith(router?.url ?? "-")) external.push(req.url());
+      if (!req.url().startsWith(stack?.routerUrl ?? "-")) external.push(req.url());
     });
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));
 
-    await page.goto(`${router?.url}/dashboard?interval=300`);
+    await page.goto(`${stack?.routerUrl}/dashboard?interval=300`);
     await page.locator("#token").waitFor({ state: "visible" });
     await page.fill("#token", "not-the-token");
     await page.click("#login-form button[type=submit]");
     await page.locator("#login-error", { hasText: "refused" }).waitFor();
 
-    await page.fill("#token", secrets.ADMIN_TOKEN);
+    await page.fill("#token", stack?.secrets.ADMIN_TOKEN ?? "");
     await page.click("#login-form button[type=submit]");
     const cards = page.locator(".origin-card");
     await cards.first().waitFor();
@@ -190,11 +181,11 @@ describe.skipIf(!hasChromium)("the dashboard in headless Chromium", () => {
       );
     const before = await routed();
 
-    // Traffic: conversations that grow turn by turn, so later turns hit the cache; engine reports.
+    // Traffic: conversations that grow turn by turn, so later turns hit the cache. The engines'
+    // reporters post their load meanwhile.
     for (let turns = 0; turns < 4; turns++) {
       await Promise.all(["billing", "shipping", "returns"].map((topic) => chat(topic, turns)));
     }
-    await Promise.all(ORIGINS.map((id, i) => report(id, 2 + i, i, 0.25 + 0.2 * i)));
 
     await page.waitForFunction(
       (n) =>
