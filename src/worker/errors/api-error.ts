@@ -46,3 +46,15 @@ export class ApiError extends Error {
 
 export const invalidRequest = (code: string, message: string, param?: string): ApiError =>
   new ApiError(400, "invalid_request_error", code, message, param === undefined ? {} : { param });
+
+/** No pool serves `model` (OpenAI's own answer to an unknown model). */
+export const modelNotFound = (model: string): ApiError =>
+  new ApiError(
+    404,
+    "invalid_request_error",
+    "model_not_found",
+    `the model '${model}' does not exist`,
+    {
+      param: "model",
+    },
+  );

@@ -12,7 +12,7 @@ import { bearerAuth } from "hono/bearer-auth";
 import { bodyLimit } from "hono/body-limit";
 import { formatSettingsErrors, parseSettings } from "../../core/settings/parse-settings.ts";
 import type { AppEnv } from "../app-env.ts";
-import { ApiError, invalidRequest } from "../errors/api-error.ts";
+import { ApiError, invalidRequest, modelNotFound } from "../errors/api-error.ts";
 import { OBJECT_TIMEOUT_MS, poolState, poolStates } from "../observability/pool-state.ts";
 import { poolStub } from "../routing/pool-object.ts";
 import { withDeadline } from "../routing/with-deadline.ts";
@@ -102,16 +102,6 @@ export const adminRoutes = new Hono<AppEnv>()
     const model = c.req.query("model");
     if (model === undefined) return c.json({ pools: await poolStates(c.env) });
     const state = await poolState(c.env, await currentSettings(c.env), model);
-    if (!state) {
-      throw new ApiError(
-        404,
-        "invalid_request_error",
-        "model_not_found",
-        `no pool for '${model}'`,
-        {
-          param: "model",
-        },
-      );
-    }
+    if (!state) throw modelNotFound(model);
     return c.json(state);
   });

@@ -7,7 +7,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { promptKey } from "../../core/prompt/prompt-key.ts";
 import type { AppEnv } from "../app-env.ts";
-import { ApiError } from "../errors/api-error.ts";
+import { ApiError, modelNotFound } from "../errors/api-error.ts";
 import { forward } from "../forward/forward.ts";
 import { requestLog } from "../observability/request-log.ts";
 import { routeRequest } from "../routing/route-request.ts";
@@ -48,15 +48,7 @@ function completionsHandler(
     const body = parseLlmRequest(bytes, schema);
     record.model = body.model;
     const pool = settings.pool(body.model);
-    if (!pool) {
-      throw new ApiError(
-        404,
-        "invalid_request_error",
-        "model_not_found",
-        `the model '${body.model}' does not exist`,
-        { param: "model" },
-      );
-    }
+    if (!pool) throw modelNotFound(body.model);
     if (bytes.byteLength > pool.maxBodyBytes) throw tooLarge(pool.maxBodyBytes);
     // Workers' clocks move only across I/O, so on Cloudflare this reads 0 (docs/api.md).
     const hashStart = Date.now();
