@@ -15,8 +15,8 @@
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import type { PolicySettings } from "../../../src/core/policies/index.ts";
-import { prefixKey, rendezvousOrder } from "../../../src/core/policies/rendezvous.ts";
 import { CoreRouter } from "../../../src/core/router/core-router.ts";
+import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
 import { Engine, type EngineRequest, engineRequest } from "../engine/engine.ts";
 import type { EngineProfile } from "../engine/profiles.ts";
@@ -39,8 +39,6 @@ export interface SimConfig {
 const ENGINE = 1;
 const DELIVERY = 2;
 const SNAPSHOT = 3;
-/** Prefix the fallback keys on, as the Worker's rendezvous fallback does. */
-const FALLBACK_PREFIX_TOKENS = 256;
 
 export function simulatePolicy(
   w: Workload,
@@ -61,6 +59,7 @@ export function simulatePolicy(
     chunkBytes: w.chunkTokens * BYTES_PER_TOKEN,
   });
   const router = new CoreRouter(pool, { model: w.model, seed: config.seed });
+  const fallback = new CoreRouter(fallbackPool(pool), { model: w.model, seed: config.seed });
   const engines = ids.map(() => new Engine(profile, w.chunkTokens));
   const versions = new Int32Array(origins);
   const due = new Float64Array(origins).fill(Number.NaN);
@@ -71,6 +70,8 @@ export function simulatePolicy(
 
   const requests: EngineRequest[] = new Array(w.size);
   const tickets: (string | null)[] = new Array(w.size).fill(null);
+  /** Which router issued each request's ticket: the pool's, or the fallback. */
+  const routedBy: CoreRouter[] = new Array(w.size);
   const routedTo = new Int32Array(w.size);
   const prefilled = new Float64Array(origins);
   let overflows = 0;
@@ -92,20 +93,15 @@ export function simulatePolicy(
   const arrive = (i: number, t: number) => {
     const hashes = hashesOf(w, i);
     const promptTokens = w.promptTokens[i] as number;
-    const decision = router.route({ chunkHashes: hashes, promptTokens }, t);
-    let o: number;
+    let decision = router.route({ chunkHashes: hashes, promptTokens }, t);
+    routedBy[i] = router;
     if (decision.origin === null) {
+      // As the Worker does when the object cannot place a request: route alone.
       fallbacks++;
-      const chunks = Math.max(1, Math.round(FALLBACK_PREFIX_TOKENS / w.chunkTokens));
-      const key = prefixKey(hashes, chunks, undefined) ?? i;
-      const order = rendezvousOrder(key, [...ids.keys()], (k) => ({
-        id: ids[k] as string,
-        weight: 1,
-      }));
-      o = order[0] as number;
-    } else {
-      o = indexOf.get(decision.origin) as number;
+      decision = fallback.route({ chunkHashes: hashes, promptTokens }, t);
+      routedBy[i] = fallback;
     }
+    const o = indexOf.get(decision.origin as string) as number;
     tickets[i] = decision.ticket;
     routedTo[i] = o;
     // Engine truth at arrival: did another origin hold a longer prefix than the chosen one?
@@ -127,7 +123,7 @@ export function simulatePolicy(
   const finish = (r: EngineRequest, t: number) => {
     const ticket = tickets[r.id];
     if (ticket !== null && ticket !== undefined) {
-      const known = router.complete(
+      const known = (routedBy[r.id] as CoreRouter).complete(
         ticket,
         {
           ok: true,

@@ -3,19 +3,15 @@
  * (DESIGN.md, step 8): per pool, a `CoreRouter` held in this isolate with the pool's settings
  * but the `prefix-hash` policy, so a prefix keeps landing on the same origin from every isolate
  * without shared state, and the load and circuits this isolate sees still steer it. It is the
- * same core code the object runs; nothing here decides anything.
- *
- * prefix-hash never reads the index, so the fallback's index gets a small budget: the default
- * (1M chunks, tens of MB) would crowd the isolate's 128 MB for nothing.
+ * same core code the object runs, on the settings `fallbackPool` derives; nothing here decides
+ * anything.
  */
 
-import { policyOf } from "../../core/policies/index.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
+import { fallbackPool } from "../../core/router/fallback-pool.ts";
 import type { RouterStats } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { PoolVersion } from "../router-object/rpc-types.ts";
-
-const FALLBACK_INDEX_CHUNKS = 10_000;
 
 interface Held {
   fingerprint: string;
@@ -28,11 +24,7 @@ export class FallbackRouters {
 
   /** The pool's fallback router, brought up to `version`'s settings. */
   get(model: string, pool: PoolSettings, version: PoolVersion): CoreRouter {
-    const settings: PoolSettings = {
-      ...pool,
-      policy: policyOf("prefix-hash"),
-      indexMaxChunks: Math.min(pool.indexMaxChunks, FALLBACK_INDEX_CHUNKS),
-    };
+    const settings = fallbackPool(pool);
     const held = this.#held.get(model);
     if (held) {
       if (held.fingerprint !== version.fingerprint) {
