@@ -7,8 +7,18 @@
  * - capacity:    KV cache size in tokens; sets the origin's capacity in the index.
  * - cache-reset: the engine restarted or cleared its prefix cache; the index forgets the origin.
  * - health:      up, draining (finish what runs, take nothing new) or down.
+ *
+ * A batch carries its own `id` and the time it was made (`at`) inside the signed body, so the
+ * pool can tell a replay or a late copy from a new report (`router/batch-ledger.ts`).
  */
 import { z } from "zod";
+
+/**
+ * How far from the router's clock a batch's `at`, and its signature's timestamp, may be: 5
+ * minutes, Stripe's default tolerance. Past it a batch is refused outright, which is what lets
+ * the pool forget the ids of older batches.
+ */
+export const BATCH_WINDOW_MS = 300_000;
 
 export const engineEvent = z.discriminatedUnion("type", [
   z
@@ -29,6 +39,12 @@ export const engineEvent = z.discriminatedUnion("type", [
 export const engineEventBatch = z
   .object({
     origin: z.string().min(1).max(64),
+    /** Unique per batch (the reporter sends a UUID); a retry of the batch keeps it. */
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{8,64}$/, "must be 8 to 64 characters of A-Z a-z 0-9 . _ : -"),
+    /** When the batch was made, in ms since the epoch; later with every batch of an origin. */
+    at: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     events: z.array(engineEvent).min(1).max(100),
   })
   .strict();

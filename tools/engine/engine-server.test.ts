@@ -95,6 +95,8 @@ describe("engine simulator server", () => {
     expect(sent).toEqual([
       {
         origin: "t",
+        id: expect.any(String),
+        at: expect.any(Number),
         events: [
           { type: "capacity", kvCapacityTokens: sample.kvCapacityTokens },
           { type: "load", running: 0, waiting: 0, kvUsage: 0 },

@@ -49,7 +49,12 @@ describe("Delivery", () => {
     const result = await new Delivery(options(r.url)).send([{ type: "cache-reset" }]);
     expect(result).toEqual({ ok: true });
     const [{ body, signature }] = r.received as [Received];
-    expect(JSON.parse(body)).toEqual({ origin: "gpu-a", events: [{ type: "cache-reset" }] });
+    expect(JSON.parse(body)).toEqual({
+      origin: "gpu-a",
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      at: 1_700_000_000_000,
+      events: [{ type: "cache-reset" }],
+    });
     const mac = createHmac("sha256", "s3cret").update(`1700000000.${body}`).digest("hex");
     expect(signature).toBe(`t=1700000000,v1=${mac}`);
   });
@@ -63,6 +68,33 @@ describe("Delivery", () => {
       ]),
     ).toEqual({ ok: true });
     expect(r.received).toHaveLength(3);
+    // A retry is the same batch, so the router applies it at most once.
+    expect(new Set(r.received.map((x) => x.body)).size).toBe(1);
+  });
+
+  it("each batch has a new id and a later at, even when the clock stands still", async () => {
+    const r = await router([200, 200, 200]);
+    server = r.server;
+    const d = new Delivery(options(r.url));
+    for (let i = 0; i < 3; i++) await d.send([{ type: "cache-reset" }]);
+    const batches = r.received.map((x) => JSON.parse(x.body) as { id: string; at: number });
+    expect(new Set(batches.map((b) => b.id)).size).toBe(3);
+    expect(batches.map((b) => b.at)).toEqual([
+      1_700_000_000_000, 1_700_000_000_001, 1_700_000_000_002,
+    ]);
+  });
+
+  it("a 409 stale_batch is not retried; its state-changing events go out in a newer batch", async () => {
+    const r = await router([409, 200]);
+    server = r.server;
+    const d = new Delivery(options(r.url));
+    expect(await d.send([{ type: "health", status: "up" }])).toMatchObject({ status: 409 });
+    expect(r.received).toHaveLength(1);
+    await d.send([]);
+    const [first, second] = r.received.map((x) => JSON.parse(x.body));
+    expect(second.events).toEqual([{ type: "health", status: "up" }]);
+    expect(second.at).toBeGreaterThan(first.at);
+    expect(second.id).not.toBe(first.id);
   });
 
   it("does not retry a 401, and keeps state-changing events (not load) for next time", async () => {

@@ -3,7 +3,15 @@
  * are fresh, so a failed batch keeps just its state-changing events (capacity, cache-reset,
  * health) for the next attempt, merged before the new batch; nothing that changes the router's
  * picture of the engine is dropped, and nothing stale is resent.
+ *
+ * Each batch gets a unique `id` and the time it was made, `at` (ms, later than the last batch's
+ * even within one millisecond), inside the signed body: the router applies a batch once and
+ * never one older than the origin's last. Retries of a batch resend the same body (the router
+ * answers 200 `duplicate: true` if an earlier attempt got through), while carried events go out
+ * in a new batch. A 409 `stale_batch` (a newer batch of this origin was applied: another
+ * reporter, or this clock stepped back) is not retried; its state-changing events are carried.
  */
+import { randomUUID } from "node:crypto";
 import type { EngineEvent } from "../../src/core/engine-events.ts";
 import { SIGNATURE_HEADER, signatureHeader } from "./sign.ts";
 
@@ -24,6 +32,7 @@ export type DeliveryResult = { ok: true } | { ok: false; status: number | null; 
 
 export class Delivery {
   #carry: EngineEvent[] = [];
+  #lastAt = 0;
   readonly options: DeliveryOptions;
 
   constructor(options: DeliveryOptions) {
@@ -41,11 +50,14 @@ export class Delivery {
     const o = this.options;
     const doFetch = o.fetch ?? fetch;
     const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-    const body = JSON.stringify({ origin: o.origin, events: batch });
+    const now = o.now ?? Date.now;
+    const at = Math.max(now(), this.#lastAt + 1);
+    this.#lastAt = at;
+    const body = JSON.stringify({ origin: o.origin, id: randomUUID(), at, events: batch });
     let last: DeliveryResult = { ok: false, status: null, message: "not sent" };
     for (let attempt = 0; attempt < o.attempts; attempt++) {
       if (attempt > 0) await sleep(o.backoffMs * 2 ** (attempt - 1));
-      const t = Math.floor((o.now ?? Date.now)() / 1000);
+      const t = Math.floor(now() / 1000);
       try {
         const response = await doFetch(new URL("/v1/engine/events", o.router), {
           method: "POST",
@@ -66,7 +78,8 @@ export class Delivery {
           status: response.status,
           message: (await response.text()).slice(0, 300),
         };
-        // A 4xx other than 429 will not get better by retrying (bad secret, unknown origin).
+        // A 4xx other than 429 will not get better by retrying (bad secret, unknown origin,
+        // a stale batch).
         if (response.status < 500 && response.status !== 429) break;
       } catch (error) {
         last = {

@@ -17,9 +17,12 @@
  * - Metrics: the samples the Worker sends with `complete` go to a `PoolMetrics` (counters,
  *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
  *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
+ * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
+ *   than the origin's last).
  */
 import { DurableObject } from "cloudflare:workers";
-import type { EngineEvent } from "../../core/engine-events.ts";
+import type { EngineEventBatch } from "../../core/engine-events.ts";
+import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type {
   FailureKind,
@@ -30,7 +33,12 @@ import type {
 import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics, type PoolMetricsSnapshot } from "../observability/pool-metrics.ts";
 import type { RequestSample } from "../observability/request-sample.ts";
-import { needsSettings, type PoolVersion, type RouteCall } from "./rpc-types.ts";
+import {
+  type IngestOutcome,
+  needsSettings,
+  type PoolVersion,
+  type RouteCall,
+} from "./rpc-types.ts";
 import { SnapshotStore, type StoredPool } from "./snapshot-store.ts";
 
 /** Delay between the first unsaved change and the snapshot that saves it. */
@@ -54,6 +62,7 @@ export class RouterObject extends DurableObject<Env> {
   #held: StoredPool | null = null;
   #startFailure: unknown = null;
   readonly #metrics = new PoolMetrics(Date.now());
+  readonly #batches = new BatchLedger();
   #dirty = false;
   #alarmSet = false;
 
@@ -157,14 +166,19 @@ export class RouterObject extends DurableObject<Env> {
     return known;
   }
 
-  /** Engine events for one origin: false for an origin the pool lacks, null as for `route`. */
-  ingest(originId: string, events: EngineEvent[], version: PoolVersion): boolean | null {
+  /** One origin's batch of engine events, unless it is a replay or late; null as for `route`. */
+  ingest(batch: EngineEventBatch, version: PoolVersion): IngestOutcome | null {
     const router = this.#routerFor(version);
     if (!router) return null;
-    const known = router.ingest(originId, events, Date.now());
+    const { origin, id, at, events } = batch;
+    const now = Date.now();
+    const verdict = this.#batches.check(origin, id, at, now);
+    if (verdict !== "apply") return verdict;
+    if (!router.ingest(origin, events, now)) return "unknown-origin";
+    this.#batches.record(origin, id, at, now);
     // Load reports change no snapshot content; saving for them would write every few seconds.
-    if (known && events.some((e) => e.type !== "load")) this.#touch();
-    return known;
+    if (events.some((e) => e.type !== "load")) this.#touch();
+    return "applied";
   }
 
   /** Take the pool's settings, unless the object already holds newer ones. */

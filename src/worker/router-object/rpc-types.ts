@@ -22,6 +22,13 @@ export interface RouteCall extends RouteRequest {
 }
 
 /**
+ * What the object did with a webhook batch: applied it; had applied it before (`duplicate`);
+ * refused it as made before the origin's last applied batch or outside the window (`stale`);
+ * or does not list the origin in its settings.
+ */
+export type IngestOutcome = "applied" | "duplicate" | "stale" | "unknown-origin";
+
+/**
  * Whether an object holding `held` must take the caller's settings first. A caller with older
  * settings (lower revision) is served with the object's newer ones, so an isolate that has not
  * yet seen a new document cannot roll the object back. Without a revision the differing

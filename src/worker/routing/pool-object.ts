@@ -4,11 +4,11 @@
  * `applySettings`. Stubs are made per call: Cloudflare's guidance is a new stub after any
  * exception, and making one is cheap (no I/O until it is called).
  */
-import type { EngineEvent } from "../../core/engine-events.ts";
+import type { EngineEventBatch } from "../../core/engine-events.ts";
 import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { RouterObject } from "../router-object/router-object.ts";
-import type { PoolVersion } from "../router-object/rpc-types.ts";
+import type { IngestOutcome, PoolVersion } from "../router-object/rpc-types.ts";
 
 export type PoolStub = DurableObjectStub<RouterObject>;
 
@@ -46,12 +46,10 @@ export function routeOnObject(
   return withSettings(stub, ref, () => stub.route({ ...request, version: ref.version }));
 }
 
-/** False when the object's settings lack the origin. */
 export function ingestOnObject(
   stub: PoolStub,
   ref: PoolRef,
-  originId: string,
-  events: EngineEvent[],
-): Promise<boolean> {
-  return withSettings(stub, ref, () => stub.ingest(originId, events, ref.version));
+  batch: EngineEventBatch,
+): Promise<IngestOutcome> {
+  return withSettings(stub, ref, () => stub.ingest(batch, ref.version));
 }

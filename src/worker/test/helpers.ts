@@ -113,6 +113,31 @@ export async function sign(body: string, timestamp: number, secret = env.WEBHOOK
   return `t=${timestamp},v1=${hex}`;
 }
 
+let lastBatchAt = 0;
+
+/**
+ * A webhook batch body as the reporter makes it: a fresh `id` and an `at` (ms) later than any
+ * batch made before in this file, unless `at` is given.
+ */
+export function engineBatch(origin: string, events: unknown[], at?: number): string {
+  if (at === undefined) lastBatchAt = Math.max(Date.now(), lastBatchAt + 1);
+  return JSON.stringify({ origin, id: crypto.randomUUID(), at: at ?? lastBatchAt, events });
+}
+
+/** A signed webhook request, kept whole so a test can send it again as a replay would. */
+export interface SignedBatch {
+  body: string;
+  signature: string;
+}
+
+export async function signBatch(body: string, timestamp = nowSeconds()): Promise<SignedBatch> {
+  return { body, signature: await sign(body, timestamp) };
+}
+
+export function postSigned({ body, signature }: SignedBatch): Promise<Response> {
+  return postEvents(body, signature);
+}
+
 export function postEvents(body: string, signature?: string): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (signature !== undefined) headers["x-router-signature"] = signature;

@@ -2,14 +2,16 @@
  * Engine webhook signatures, in the Stripe style: the header
  *   x-router-signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
  * binds the body to its timestamp, so a captured body cannot be replayed under a fresh
- * timestamp, and a timestamp more than MAX_SKEW_SECONDS away from now is refused (a replay of
- * the same signed batch inside that window re-applies a report, which is harmless: reports are
- * states, not increments). Several `v1=` entries are allowed so a secret can be rotated.
+ * timestamp, and a timestamp more than MAX_SKEW_SECONDS away from now is refused. A replay of
+ * the same signed request inside that window passes here; the pool refuses it by the batch's
+ * id and time (`BatchLedger`), which is why both share the window.
+ * Several `v1=` entries are allowed so a secret can be rotated.
  * The comparison is `crypto.subtle.verify`, which is constant-time.
  */
+import { BATCH_WINDOW_MS } from "../../core/engine-events.ts";
 
 export const SIGNATURE_HEADER = "x-router-signature";
-const MAX_SKEW_SECONDS = 300;
+const MAX_SKEW_SECONDS = BATCH_WINDOW_MS / 1000;
 
 export type SignatureCheck =
   | { ok: true }
