@@ -18,7 +18,10 @@
  *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
  *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
  * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
- *   than the origin's last).
+ *   than the origin's last). A batch that changes more than load (health, capacity, cache-reset)
+ *   leaves its mark in storage before the answer goes out, so a restart does not reopen replays
+ *   of it; load batches are not written (one a second per origin would be a write a second),
+ *   and a replayed load is overwritten by the engine's next report within an interval.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
@@ -76,6 +79,8 @@ export class RouterObject extends DurableObject<Env> {
     void this.ctx.blockConcurrencyWhile(async () => {
       try {
         this.#store ??= new SnapshotStore(this.ctx.storage);
+        const now = Date.now();
+        this.#batches.restore(this.#store.loadMarks(now - this.#batches.windowMs), now);
         const stored = parseStored(this.#store.loadPool());
         if (stored) this.#install(stored);
       } catch (error) {
@@ -177,7 +182,10 @@ export class RouterObject extends DurableObject<Env> {
     if (!router.ingest(origin, events, now)) return "unknown-origin";
     this.#batches.record(origin, id, at, now);
     // Load reports change no snapshot content; saving for them would write every few seconds.
-    if (events.some((e) => e.type !== "load")) this.#touch();
+    if (events.some((e) => e.type !== "load")) {
+      this.#store?.saveMark(origin, { id, at });
+      this.#touch();
+    }
     return "applied";
   }
 

@@ -4,7 +4,10 @@
  * A SQLite value is capped at 2 MB and an index snapshot can be tens of MB, so the snapshot is
  * split across rows of `SNAPSHOT_ROW_BYTES`; one synchronous transaction replaces all rows, so
  * a reader never sees half of one snapshot and half of another.
+ * Also each origin's last applied webhook batch that changed more than load (`BatchMark`), so a
+ * restarted object still refuses replays of those batches.
  */
+import type { BatchMark } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { PoolVersion } from "./rpc-types.ts";
 
@@ -26,7 +29,8 @@ export class SnapshotStore {
     this.#rowBytes = rowBytes;
     storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS pool (id INTEGER PRIMARY KEY CHECK (id = 0), value TEXT NOT NULL);
-       CREATE TABLE IF NOT EXISTS snapshot (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);`,
+       CREATE TABLE IF NOT EXISTS snapshot (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);
+       CREATE TABLE IF NOT EXISTS batch_mark (origin TEXT PRIMARY KEY, id TEXT NOT NULL, at INTEGER NOT NULL);`,
     );
   }
 
@@ -40,6 +44,24 @@ export class SnapshotStore {
     this.#storage.sql.exec(
       "INSERT OR REPLACE INTO pool (id, value) VALUES (0, ?)",
       JSON.stringify(stored),
+    );
+  }
+
+  /** Each origin's last persisted batch; marks made before `since` (ms) are deleted instead. */
+  loadMarks(since: number): [string, BatchMark][] {
+    this.#storage.sql.exec("DELETE FROM batch_mark WHERE at < ?", since);
+    return this.#storage.sql
+      .exec<{ origin: string; id: string; at: number }>("SELECT origin, id, at FROM batch_mark")
+      .toArray()
+      .map((row) => [row.origin, { id: row.id, at: row.at }]);
+  }
+
+  saveMark(origin: string, mark: BatchMark): void {
+    this.#storage.sql.exec(
+      "INSERT OR REPLACE INTO batch_mark (origin, id, at) VALUES (?, ?, ?)",
+      origin,
+      mark.id,
+      mark.at,
     );
   }
 

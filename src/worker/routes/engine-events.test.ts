@@ -1,3 +1,5 @@
+import { evictDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   engineBatch as batch,
@@ -19,6 +21,7 @@ const ORIGINS = ["wh-1", "wh-2", "wh-3"];
 /** One origin each, so a replayed `down` would leave the pool nothing to route to. */
 const RESET_MODEL = "replay-reset-model";
 const HEALTH_MODEL = "replay-health-model";
+const RESTART_MODEL = "replay-restart-model";
 
 beforeAll(async () => {
   await putSettings({
@@ -26,6 +29,7 @@ beforeAll(async () => {
       [MODEL]: pool(ORIGINS.map((id) => origin(id))),
       [RESET_MODEL]: pool([origin("rr-1")]),
       [HEALTH_MODEL]: pool([origin("rh-1")]),
+      [RESTART_MODEL]: pool([origin("rs-1")]),
     },
   });
 });
@@ -260,5 +264,19 @@ describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () 
       expect(error).toMatchObject({ code: "invalid_value", param: "at" });
     }
     expect((await originStats("wh-1"))?.eligible).toBe(true);
+  });
+
+  it("a captured health: down replayed after the pool's object restarts is not applied", async () => {
+    const wentDown = await signBatch(batch("rs-1", [down]));
+    expect((await postSigned(wentDown)).status).toBe(200);
+    const cameBack = await signBatch(batch("rs-1", [{ type: "cache-reset" }, up]));
+    expect((await postSigned(cameBack)).status).toBe(200);
+    await evictDurableObject(env.ROUTER.getByName(RESTART_MODEL));
+
+    const replay = await postSigned(wentDown);
+    expect(replay.status).toBe(409);
+    expect(await errorCode(replay)).toBe("stale_batch");
+    expect(await (await postSigned(cameBack)).json()).toMatchObject({ duplicate: true });
+    expect(await routes(RESTART_MODEL, "restarted")).toEqual({ status: 200, origin: "rs-1" });
   });
 });
