@@ -21,8 +21,11 @@ export function pool(
   return { origins, ...extra } satisfies PoolSettingsInput;
 }
 
+/** A request to the Worker; redirects are not followed, so a test sees what a client would. */
 export function call(path: string, init: RequestInit = {}): Promise<Response> {
-  return exports.default.fetch(new Request(`https://router.test${path}`, init));
+  return exports.default.fetch(
+    new Request(`https://router.test${path}`, { redirect: "manual", ...init }),
+  );
 }
 
 export function admin(path: string, init: RequestInit = {}): Promise<Response> {
@@ -67,6 +70,11 @@ export async function drain(res: Response): Promise<string> {
 
 export async function hits(name: string): Promise<number> {
   return Number(await (await fetch(`${originBase}/_hits/${name}`)).text());
+}
+
+/** Requests to the test origin `name` whose connection the router closed before they ended. */
+export async function aborted(name: string): Promise<number> {
+  return Number(await (await fetch(`${originBase}/_aborted/${name}`)).text());
 }
 
 export async function releaseHeld(name: string): Promise<void> {
