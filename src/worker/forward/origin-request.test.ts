@@ -38,6 +38,46 @@ describe("originHeaders", () => {
     });
   });
 
+  it("drops client headers that steer disaggregated serving or name an upstream (SSRF into the GPU network)", () => {
+    const steering = [
+      "x-prefiller-host-port",
+      "x-prefiller-url",
+      "x-encoder-hosts-ports",
+      "x-data-parallel-host-port",
+      "x-kv-cache-source-host-port",
+      "x-llm-d-prefiller-host-port",
+      "x-llm-d-anything-new",
+      "x-gateway-destination-endpoint",
+      "x-gateway-destination-endpoint-subset",
+      "x-worker-instance-id",
+      "x-prefill-instance-id",
+      "x-dp-rank",
+      "x-data-parallel-rank",
+      "x-prefill-dp-rank",
+      "x-dynamo-routing-mode",
+      "x-epp-inject-nvext-token-data",
+      "x-smg-routing-key",
+      "X-SMG-Target-Worker",
+      "target-pod",
+      "routing-strategy",
+      "x-envoy-original-dst-host",
+    ];
+    const client = new Headers(steering.map((name) => [name, "10.0.0.66:8000"]));
+    client.set("x-custom", "kept");
+    expect(Object.fromEntries(originHeaders(client, undefined, "r"))).toEqual({
+      "x-custom": "kept",
+      "x-request-id": "r",
+    });
+  });
+
+  it("drops a client's API key in any of the headers SDKs send it in", () => {
+    const client = new Headers({ "x-api-key": "sk-client", "api-key": "sk-client" });
+    expect(Object.fromEntries(originHeaders(client, "sk-origin", "r"))).toEqual({
+      authorization: "Bearer sk-origin",
+      "x-request-id": "r",
+    });
+  });
+
   it("sends no Authorization to an origin without a key", () => {
     const out = originHeaders(new Headers({ authorization: "Bearer client" }), undefined, "r");
     expect(out.has("authorization")).toBe(false);
@@ -45,13 +85,14 @@ describe("originHeaders", () => {
 });
 
 describe("clientHeaders", () => {
-  it("drops hop-by-hop headers, Set-Cookie and Content-Length; keeps the rest", () => {
+  it("drops hop-by-hop headers, Set-Cookie, Content-Length and Location; keeps the rest", () => {
     const origin = new Headers({
       "content-type": "text/event-stream",
       "content-length": "10",
       "set-cookie": "lb=1",
       connection: "close",
       "x-engine": "vllm",
+      location: "http://10.0.0.9:8000/internal",
     });
     expect(Object.fromEntries(clientHeaders(origin))).toEqual({
       "content-type": "text/event-stream",

@@ -1,8 +1,11 @@
 /**
  * What goes to the origin and what comes back, header by header. The client's credentials
- * (Authorization, cookies) and hop-by-hop headers (RFC 9110 section 7.6.1) never reach the
- * origin; the origin's own key, from the Worker secret its settings name, does. Cloudflare's
- * `cf-*` headers and the router's own `x-router-*` request headers stay at the edge too.
+ * (Authorization, cookies, API-key headers) and hop-by-hop headers (RFC 9110 section 7.6.1)
+ * never reach the origin; the origin's own key, from the Worker secret its settings name, does.
+ * Cloudflare's `cf-*` headers and the router's own `x-router-*` request headers stay at the edge
+ * too, and so does every header that tells a serving stack behind the origin where to send or
+ * fetch work: llm-d's decode sidecar, for one, pulls KV cache from whatever host
+ * `x-prefiller-host-port` names, so a client copy would be an SSRF into the GPU network.
  */
 import type { OriginSettings } from "../../core/settings/settings-schema.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -18,7 +21,47 @@ const HOP_BY_HOP = [
   "transfer-encoding",
   "upgrade",
 ];
-const CLIENT_ONLY = ["authorization", "cookie", "host", "content-length"];
+const CLIENT_ONLY = ["authorization", "cookie", "host", "content-length", "x-api-key", "api-key"];
+
+/**
+ * Headers by which a client could choose an upstream address or a worker behind the origin
+ * (docs/api.md lists them with their sources). Those a router sets are its own to set, never a
+ * client's: llm-d (`x-prefiller-*`, `x-encoder-hosts-ports`, `x-data-parallel-host-port`,
+ * `x-kv-cache-source-host-port`, their `x-llm-d-*` spellings), NVIDIA Dynamo (worker and DP-rank
+ * picks), AIBrix (`target-pod`, `routing-strategy`).
+ */
+const STEERING = [
+  "x-prefiller-host-port",
+  "x-prefiller-url",
+  "x-encoder-hosts-ports",
+  "x-data-parallel-host-port",
+  "x-kv-cache-source-host-port",
+  "x-worker-instance-id",
+  "x-prefill-instance-id",
+  "x-dp-rank",
+  "x-data-parallel-rank",
+  "x-prefill-dp-rank",
+  "target-pod",
+  "routing-strategy",
+];
+
+/**
+ * Prefixes of the same kind: llm-d's renamed headers, the Gateway API Inference Extension's
+ * endpoint picks (`x-gateway-destination-endpoint*`), the endpoint picker's and Dynamo's own
+ * (`x-epp-*`, `x-dynamo-*`), SGLang's model gateway (`X-SMG-Target-Worker`,
+ * `X-SMG-Routing-Key`) and Envoy's (`x-envoy-original-dst-host` picks the upstream address).
+ */
+const STEERING_PREFIXES = [
+  "x-llm-d-",
+  "x-gateway-destination-endpoint",
+  "x-epp-",
+  "x-dynamo-",
+  "x-smg-",
+  "x-envoy-",
+];
+/** Cloudflare's headers and the router's own request headers. */
+const EDGE_PREFIXES = ["cf-", "x-router-"];
+const DROPPED_PREFIXES = [...STEERING_PREFIXES, ...EDGE_PREFIXES];
 
 function stripHopByHop(headers: Headers): void {
   // Headers the sender listed in Connection are hop-by-hop too.
@@ -59,9 +102,9 @@ export function originHeaders(
 ): Headers {
   const headers = new Headers(client);
   stripHopByHop(headers);
-  for (const name of CLIENT_ONLY) headers.delete(name);
+  for (const name of [...CLIENT_ONLY, ...STEERING]) headers.delete(name);
   for (const name of [...headers.keys()]) {
-    if (name.startsWith("cf-") || name.startsWith("x-router-")) headers.delete(name);
+    if (DROPPED_PREFIXES.some((prefix) => name.startsWith(prefix))) headers.delete(name);
   }
   if (apiKey !== undefined) headers.set("authorization", `Bearer ${apiKey}`);
   headers.set("x-request-id", requestId);
@@ -71,12 +114,14 @@ export function originHeaders(
 /**
  * The origin's response headers for the client: hop-by-hop removed, and Set-Cookie too (a
  * cookie of the origin's host means nothing on the router's). Content-Length goes because the
- * runtime may have decoded a compressed body, which changes its length.
+ * runtime may have decoded a compressed body, which changes its length. Location goes because
+ * it would name an origin's address (a 3xx never gets this far: attempt.ts fails it).
  */
 export function clientHeaders(origin: Headers): Headers {
   const headers = new Headers(origin);
   stripHopByHop(headers);
   headers.delete("set-cookie");
   headers.delete("content-length");
+  headers.delete("location");
   return headers;
 }
