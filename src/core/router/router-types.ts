@@ -31,8 +31,15 @@ export interface RouteDecision {
 /**
  * Why an attempt failed; each counts against the origin's circuit. All but "stream" happen
  * before the first byte (the origin never prefilled); "stream" breaks a response already begun.
+ * "status-3xx" is an origin redirecting, which an inference engine never should.
  */
-export type FailureKind = "connect" | "timeout" | "status-5xx" | "status-429" | "stream";
+export type FailureKind =
+  | "connect"
+  | "timeout"
+  | "status-3xx"
+  | "status-5xx"
+  | "status-429"
+  | "stream";
 
 export interface Outcome {
   /** The origin answered and the response ended normally. */

@@ -96,8 +96,10 @@ export const poolSettings = z
     kvCapacityTokens: z.number().int().min(1).max(1e9).default(500_000),
     /** The Worker waits this long for the pool's Durable Object before routing alone. */
     routeTimeoutMs: z.number().int().min(10).max(30_000).default(1000),
-    /** Time to an origin's response headers before the attempt counts as failed. */
+    /** Time to an origin's first response body byte before the attempt counts as failed. */
     firstByteTimeoutMs: z.number().int().min(100).max(600_000).default(60_000),
+    /** A response body the origin sends nothing of for this long is ended (docs/api.md). */
+    streamIdleTimeoutMs: z.number().int().min(100).max(3_600_000).default(300_000),
     retry: retrySettings.prefault({}),
     circuit: circuitSettings.prefault({}),
     /** A request whose completion is never reported stops counting as load after this long. */

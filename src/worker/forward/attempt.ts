@@ -1,13 +1,22 @@
 /**
- * One try of one origin, up to its response headers: the original request bytes with the
- * origin's headers, bounded by the pool's `firstByteTimeoutMs`. Returns the response, or why
- * it failed before its first byte (the only failures failover may retry): no connection, no
- * headers in time, a 5xx or a 429. Redirects are not followed: following one would carry the
- * origin's API key to wherever the redirect points.
+ * One try of one origin, up to the first byte of its response body: the original request bytes
+ * with the origin's headers, bounded by the pool's `firstByteTimeoutMs`. Returns the response
+ * with its first body chunk already read, or why it failed before that byte (the only failures
+ * failover may retry, the client having received nothing): no connection, no headers or no
+ * first byte in time, a 3xx, a 5xx or a 429.
+ *
+ * The first body byte, not the headers, ends the wait because engines send their streaming
+ * headers at once and the first chunk only after queueing and prefill (vLLM's and SGLang's
+ * StreamingResponse): waiting for headers alone would leave prefill unbounded and let an origin
+ * that answers headers and then stalls keep a request it will never serve.
+ *
+ * Redirects are not followed (following one would carry the origin's API key to wherever it
+ * points) nor passed on (`Location` names an address behind the router): a 3xx is a failure.
  */
 import type { FailureKind } from "../../core/router/router-types.ts";
 import type { OriginSettings } from "../../core/settings/settings-schema.ts";
 import { originHeaders, originKey, originUrl } from "./origin-request.ts";
+import { readWithin } from "./read-within.ts";
 
 export interface AttemptRequest {
   readonly path: string;
@@ -17,8 +26,22 @@ export interface AttemptRequest {
   readonly timeoutMs: number;
 }
 
+/** A response body whose first chunk has been read; the reader holds the rest. */
+export interface StartedBody {
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly first: Uint8Array;
+}
+
 export type AttemptResult =
-  | { readonly ok: true; readonly response: Response; readonly startedAt: number }
+  | {
+      readonly ok: true;
+      readonly response: Response;
+      /** Null when the response has no body bytes at all. */
+      readonly body: StartedBody | null;
+      readonly startedAt: number;
+      /** Clock reading when the first body byte arrived, null if none did. */
+      readonly firstByteAt: number | null;
+    }
   | {
       readonly ok: false;
       readonly origin: string;
@@ -30,6 +53,25 @@ export type AttemptResult =
 function retryAfterOf(response: Response): number | null {
   const seconds = Number(response.headers.get("retry-after"));
   return Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : null;
+}
+
+function statusFailure(status: number): FailureKind | null {
+  if (status >= 300 && status < 400) return "status-3xx";
+  if (status === 429) return "status-429";
+  return status >= 500 ? "status-5xx" : null;
+}
+
+/** The first non-empty chunk within the deadline; null for a body that ended without one. */
+async function firstChunk(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  deadline: number,
+): Promise<Uint8Array | null> {
+  for (;;) {
+    const read = await readWithin(reader, deadline - Date.now());
+    if (read === null) throw new Error("no first byte in time");
+    if (read.done) return null;
+    if (read.value.byteLength > 0) return read.value;
+  }
 }
 
 export async function attempt(
@@ -52,19 +94,28 @@ export async function attempt(
     failure,
     retryAfter,
   });
+  let reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   try {
     const response = await fetch(originUrl(origin.url, request.path), {
       ...init,
       signal: controller.signal,
     });
-    if (response.status === 429 || response.status >= 500) {
+    const failure = statusFailure(response.status);
+    if (failure !== null) {
       // Free the connection: nothing of this body is passed on.
       response.body?.cancel().catch(() => undefined);
-      return failed(response.status === 429 ? "status-429" : "status-5xx", retryAfterOf(response));
+      return failed(failure, retryAfterOf(response));
     }
-    return { ok: true, response, startedAt };
+    reader = response.body?.getReader() ?? null;
+    const first = reader && (await firstChunk(reader, startedAt + request.timeoutMs));
+    const body = reader && first ? { reader, first } : null;
+    return { ok: true, response, body, startedAt, firstByteAt: first ? Date.now() : null };
   } catch {
-    return failed(controller.signal.aborted ? "timeout" : "connect");
+    const timedOut = controller.signal.aborted || Date.now() - startedAt >= request.timeoutMs;
+    // Close the origin's connection: a late answer would find nobody reading it.
+    controller.abort();
+    reader?.cancel().catch(() => undefined);
+    return failed(timedOut ? "timeout" : "connect");
   } finally {
     clearTimeout(timer);
   }

@@ -1,8 +1,9 @@
 /**
  * Forwarding a routed request (DESIGN.md, steps 5-7): try the chosen origin, fail over to the
  * decision's alternates within the pool's retry budget (before the first byte only, with
- * backoff), stream the answer back byte for byte with the `x-router-*` headers, and report the
- * outcome to the router that issued the ticket once the body has ended or the client has left.
+ * backoff), stream the answer back byte for byte with the `x-router-*` headers, end it if the
+ * origin goes silent for the pool's `streamIdleTimeoutMs`, and report the outcome to the router
+ * that issued the ticket once the body has ended or the client has left.
  * Every failed attempt moves the ticket with `reroute`, so the failed origin's load and circuit
  * change at once, before the next attempt is made. The request's `RequestRecord` learns each
  * attempt and the end, which gives the object its metrics sample and the log its line.
@@ -15,8 +16,9 @@ import type { RequestOutcome } from "../observability/request-sample.ts";
 import type { Routed } from "../routing/route-request.ts";
 import { type AttemptRequest, type AttemptResult, attempt } from "./attempt.ts";
 import { clientHeaders } from "./origin-request.ts";
+import { sseErrorEnding } from "./sse-ending.ts";
 import { scanModeOf, UsageScanner } from "./usage-scanner.ts";
-import { type TapEnd, tapUsage } from "./usage-tap.ts";
+import { type BreakKind, type TapEnd, tapUsage } from "./usage-tap.ts";
 
 type Failed = Extract<AttemptResult, { ok: false }>;
 
@@ -60,12 +62,7 @@ export async function forward(input: ForwardInput): Promise<Response> {
       record.matchedTokens = matchedTokens;
       const result = await attempt(input.env, origin, request);
       if (result.ok) {
-        return respond(
-          result.response,
-          result.startedAt,
-          { origin: origin.id, attempts: i + 1, matchedTokens },
-          input,
-        );
+        return respond(result, { origin: origin.id, attempts: i + 1, matchedTokens }, input);
       }
       failures.push(result);
       record.failures.push({ origin: origin.id, kind: result.failure });
@@ -88,11 +85,11 @@ interface Served {
 }
 
 function respond(
-  response: Response,
-  startedAt: number,
+  started: Extract<AttemptResult, { ok: true }>,
   served: Served,
   input: ForwardInput,
 ): Response {
+  const { response, body } = started;
   const { decision, ledger } = input.routed;
   const ticket = decision.ticket as string;
   const headers = clientHeaders(response.headers);
@@ -104,41 +101,62 @@ function respond(
   // A Response built here does not carry headers Hono's middleware set on the context.
   headers.set("x-request-id", input.request.requestId);
   const init = { status: response.status, statusText: response.statusText, headers };
+  const ttfbMs = started.firstByteAt === null ? undefined : started.firstByteAt - started.startedAt;
   const complete = (end: TapEnd) => {
-    const outcome = outcomeOf(end, response.status, startedAt);
+    const outcome = outcomeOf(end, response.status, ttfbMs);
     const sample = input.record.settle(requestOutcome(end, response.status), outcome);
     return ledger.complete(ticket, outcome, sample);
   };
-  if (!response.body) {
-    input.ctx.waitUntil(complete({ kind: "end", usage: {}, firstByteAt: null }));
+  if (!body) {
+    input.ctx.waitUntil(complete({ kind: "end", usage: {} }));
     return new Response(null, init);
   }
-  const scanner = new UsageScanner(scanModeOf(response.headers.get("content-type")));
-  const { stream, ended } = tapUsage(response.body, scanner, Date.now);
+  const mode = scanModeOf(response.headers.get("content-type"));
+  const idleMs = input.pool.streamIdleTimeoutMs;
+  const ending = (kind: BreakKind, atBoundary: boolean) =>
+    sseErrorEnding(errorCode(kind), errorMessage(kind, idleMs), atBoundary);
+  const { stream, ended } = tapUsage(body.reader, body.first, new UsageScanner(mode), {
+    idleMs,
+    ending: mode === "sse" ? ending : null,
+  });
   input.record.streaming = true;
   input.ctx.waitUntil(
     ended.then((end) => {
       const recorded = complete(end);
-      input.record.log(response.status, null, Date.now());
+      input.record.log(response.status, broken(end) ? errorCode(end.kind) : null, Date.now());
       return recorded;
     }),
   );
   return new Response(stream, init);
 }
 
+function broken(end: TapEnd): end is TapEnd & { kind: BreakKind } {
+  return end.kind === "origin-error" || end.kind === "idle-timeout";
+}
+
+/** The error code a broken or stalled stream ends with (its SSE error event, the log line). */
+function errorCode(kind: BreakKind): string {
+  return kind === "idle-timeout" ? "stream_idle_timeout" : "origin_stream_error";
+}
+
+function errorMessage(kind: BreakKind, idleMs: number): string {
+  return kind === "idle-timeout"
+    ? `the origin sent nothing for ${idleMs} ms; the response was ended`
+    : "the origin's stream broke mid-response";
+}
+
 function requestOutcome(end: TapEnd, status: number): RequestOutcome {
-  if (end.kind === "origin-error") return "stream_error";
+  if (broken(end)) return "stream_error";
   if (end.kind === "client-abort") return "client_abort";
   return status >= 200 && status < 300 ? "ok" : "origin_status";
 }
 
 /**
- * What the router learns from a response that began. Only a stream the origin broke counts
- * against it; a client leaving or an origin's 4xx answer is neither success nor failure.
+ * What the router learns from a response that began. Only a stream the origin broke or let
+ * stall counts against it; a client leaving or an origin's 4xx is neither success nor failure.
  */
-function outcomeOf(end: TapEnd, status: number, startedAt: number): Outcome {
-  const ttfbMs = end.firstByteAt === null ? undefined : end.firstByteAt - startedAt;
-  if (end.kind === "origin-error") return { ok: false, failure: "stream", ttfbMs };
+function outcomeOf(end: TapEnd, status: number, ttfbMs: number | undefined): Outcome {
+  if (broken(end)) return { ok: false, failure: "stream", ttfbMs };
   const ok = end.kind === "end" && status >= 200 && status < 300;
   return { ok, ttfbMs, ...end.usage };
 }
