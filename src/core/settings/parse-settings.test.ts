@@ -168,3 +168,66 @@ describe("parseSettings", () => {
     );
   });
 });
+
+describe("parseSettings: issue 9 defects", () => {
+  // Every name the Worker binds itself (wrangler.toml, src/worker/app-env.ts).
+  const routerBindings = [
+    "ADMIN_TOKEN",
+    "WEBHOOK_SECRET",
+    "METRICS_TOKEN",
+    "SETTINGS_CACHE_MS",
+    "SETTINGS",
+    "ROUTER",
+  ];
+
+  it.each(routerBindings)(
+    "apiKeySecret naming the router's own %s was accepted (the origin got Bearer <it>)",
+    (name) => {
+      const result = parseSettings(doc({ origins: [{ ...origin, apiKeySecret: name }] }));
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.errors).toEqual([
+        {
+          field: "pools.llama.origins[0].apiKeySecret",
+          value: JSON.stringify(name),
+          reason: expect.stringMatching(/router's own/),
+        },
+      ]);
+    },
+  );
+
+  it("an origin key secret of its own is still accepted", () => {
+    expect(parseSettings(doc({ origins: [{ ...origin, apiKeySecret: "GPU_A_KEY" }] })).ok).toBe(
+      true,
+    );
+  });
+
+  // JSON.parse makes "__proto__" an own key, as a document from KV or the admin API would.
+  it.each(["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"])(
+    "a pool named %s was accepted and silently dropped",
+    (name) => {
+      const input = JSON.parse(
+        `{"pools":{${JSON.stringify(name)}:{"origins":[{"id":"a","url":"http://x"}]}}}`,
+      );
+      const result = parseSettings(input);
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.errors.map((e) => e.field)).toEqual([`pools.${name}`]);
+      expect(result.errors[0]?.reason).toMatch(/reserved/);
+    },
+  );
+
+  it.each(["constructor", "toString", "hasOwnProperty", "valueOf"])(
+    "an origin id %s would read Object.prototype wherever ids key a JSON object",
+    (id) => {
+      const result = parseSettings(doc({ origins: [{ ...origin, id }] }));
+      expect(!result.ok && result.errors.map((e) => e.field)).toEqual([
+        "pools.llama.origins[0].id",
+      ]);
+    },
+  );
+
+  it("an empty pool map is a valid document", () => {
+    expect(parseSettings({ pools: {} })).toEqual({ ok: true, value: { version: 1, pools: {} } });
+  });
+});

@@ -4,6 +4,7 @@
  * document with any error is rejected whole, so settings are never half-applied.
  */
 import type { z } from "zod";
+import { PROTOTYPE_KEY_REASON } from "./reserved-names.ts";
 import {
   type PoolSettings,
   type PoolSettingsInput,
@@ -57,18 +58,36 @@ function errorOf(input: unknown, path: readonly PropertyKey[], reason: string): 
 }
 
 function errorsOf(input: unknown, error: z.ZodError): SettingsError[] {
-  return error.issues.flatMap((issue) =>
-    issue.code === "unrecognized_keys"
-      ? issue.keys.map((key) => errorOf(input, [...issue.path, key], "unknown field"))
-      : [errorOf(input, issue.path, issue.message)],
-  );
+  return error.issues.flatMap((issue) => {
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => errorOf(input, [...issue.path, key], "unknown field"));
+    }
+    // A record's key: say why the key is wrong, not only that it is.
+    const reason =
+      issue.code === "invalid_key" ? issue.issues.map((i) => i.message).join("; ") : issue.message;
+    return [errorOf(input, issue.path, reason)];
+  });
+}
+
+/**
+ * zod's records skip an own `__proto__` key (JSON.parse makes one) without a word, so a pool of
+ * that name would vanish from a document reported valid; strict objects report it themselves.
+ */
+function droppedProtoKeys(input: unknown): SettingsError[] {
+  const pools = (input as { pools?: unknown } | null)?.pools;
+  if (typeof pools !== "object" || pools === null || !Object.hasOwn(pools, "__proto__")) return [];
+  return [errorOf(input, ["pools", "__proto__"], PROTOTYPE_KEY_REASON)];
 }
 
 export function parseSettings(input: unknown): ParseResult<Settings> {
   const result = settingsSchema.safeParse(input);
-  return result.success
+  const errors = [
+    ...droppedProtoKeys(input),
+    ...(result.success ? [] : errorsOf(input, result.error)),
+  ];
+  return result.success && errors.length === 0
     ? { ok: true, value: result.data }
-    : { ok: false, errors: errorsOf(input, result.error) };
+    : { ok: false, errors };
 }
 
 /** One pool's settings with defaults applied (tests and the simulator build pools directly). */

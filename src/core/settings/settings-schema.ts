@@ -8,6 +8,12 @@
 import { z } from "zod";
 import { DEFAULT_CHUNK_BYTES } from "../chunk-hash.ts";
 import { policySettings } from "../policies/index.ts";
+import {
+  PROTOTYPE_KEY_REASON,
+  PROTOTYPE_KEYS,
+  ROUTER_BINDING_REASON,
+  ROUTER_BINDINGS,
+} from "./reserved-names.ts";
 
 export const originSettings = z
   .object({
@@ -17,13 +23,15 @@ export const originSettings = z
       .regex(
         /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
         "must be 1-64 of A-Z a-z 0-9 . _ : - (not first)",
-      ),
+      )
+      .refine((id) => !PROTOTYPE_KEYS.has(id), PROTOTYPE_KEY_REASON),
     /** Base URL of the engine's OpenAI-compatible server, e.g. https://gpu-a.example.com. */
     url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
     /** Name of the Worker secret holding this origin's API key (sent as Bearer); never the key. */
     apiKeySecret: z
       .string()
       .regex(/^[A-Z_][A-Z0-9_]{0,63}$/, "must be an UPPER_SNAKE_CASE secret name")
+      .refine((name) => !ROUTER_BINDINGS.includes(name), ROUTER_BINDING_REASON)
       .optional(),
     /** KV cache size in tokens; engine capacity reports override it. */
     kvCapacityTokens: z.number().int().min(1).max(1e9).optional(),
@@ -65,6 +73,9 @@ export const LOCATION_HINTS = [
   "afr",
   "me",
 ] as const;
+
+/** A pool's body limit unless it sets one; also the Worker's limit when no pool exists. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export const poolSettings = z
   .object({
@@ -113,7 +124,7 @@ export const poolSettings = z
       .int()
       .min(1024)
       .max(512 * 1024 * 1024)
-      .default(16 * 1024 * 1024),
+      .default(DEFAULT_MAX_BODY_BYTES),
     /** Distinct chunks the pool's index may hold (about 30-40 bytes each). */
     indexMaxChunks: z.number().int().min(1000).max(4_000_000).default(1_000_000),
     /** Where the pool's Durable Object should be created (near its GPUs). */
@@ -128,7 +139,15 @@ export const poolSettings = z
 export const settingsSchema = z
   .object({
     version: z.literal(1).default(1),
-    pools: z.record(z.string().min(1).max(256), poolSettings),
+    /** Pools by model name; an empty map is valid (every model is then unknown: 404). */
+    pools: z.record(
+      z
+        .string()
+        .min(1)
+        .max(256)
+        .refine((model) => !PROTOTYPE_KEYS.has(model), PROTOTYPE_KEY_REASON),
+      poolSettings,
+    ),
   })
   .strict();
 

@@ -168,6 +168,76 @@ describe("admin API", () => {
     await putSettings(good);
   });
 
+  // Issue 9, item 5: the origin received `Bearer <ADMIN_TOKEN>`.
+  it("apiKeySecret naming the router's own secrets was accepted: 400 naming each, no value echoed", async () => {
+    // Every binding of this Worker (wrangler.toml, vitest config) but the test's origin key and
+    // the test harness's own.
+    const own = Object.keys(env).filter(
+      (name) => name !== "TEST_ORIGIN_KEY" && !name.startsWith("__VITEST_POOL_WORKERS_"),
+    );
+    expect(own).toEqual(expect.arrayContaining(["ADMIN_TOKEN", "WEBHOOK_SECRET", "METRICS_TOKEN"]));
+    const doc = {
+      pools: {
+        [MODEL]: pool(own.map((name, i) => origin(`ad-own${i}`, "ok", { apiKeySecret: name }))),
+      },
+    };
+    const kvBefore = await env.SETTINGS.get("settings");
+    const res = await admin("/admin/settings", { method: "PUT", body: JSON.stringify(doc) });
+    expect(res.status).toBe(400);
+    const text = await res.text();
+    for (const secret of [env.ADMIN_TOKEN, env.WEBHOOK_SECRET, env.METRICS_TOKEN]) {
+      expect(text).not.toContain(secret);
+    }
+    const body = JSON.parse(text) as { error: { code: string; details: { field: string }[] } };
+    expect(body.error.code).toBe("invalid_settings");
+    expect(body.error.details.map((d) => d.field)).toEqual(
+      own.map((_, i) => `pools["admin-model"].origins[${i}].apiKeySecret`),
+    );
+    expect(await env.SETTINGS.get("settings")).toBe(kvBefore);
+  });
+
+  it("apiKeySecret ADMIN_TOKEN written to KV directly: rejected, the last good settings route, the origin never sees the token", async () => {
+    const doc = {
+      pools: { [MODEL]: pool([origin("ad-leak", "ok", { apiKeySecret: "ADMIN_TOKEN" })]) },
+    };
+    await env.SETTINGS.put("settings", JSON.stringify(doc));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const res = await chat(MODEL, [{ role: "user", content: "hi" }]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("x-router-origin")).toBe("ad-a");
+    expect(res.headers.get("x-test-received")).not.toContain(env.ADMIN_TOKEN);
+    await res.text();
+    const state = (await (await admin(`/admin/state?model=${MODEL}`)).json()) as {
+      settings: { rejected: { errors: { field: string }[] } };
+    };
+    expect(state.settings.rejected.errors.map((e) => e.field)).toEqual([
+      'pools["admin-model"].origins[0].apiKeySecret',
+    ]);
+    await putSettings(good);
+  });
+
+  // Issue 9, item 6: the limit before the model is known was the largest pool's, 0 for none.
+  it("an empty pool map made every LLM request a 413 'larger than 0 bytes': valid, unknown models 404", async () => {
+    const put = await admin("/admin/settings", { method: "PUT", body: '{"pools":{}}' });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ pools: {} });
+    const res = await chat(MODEL, [{ role: "user", content: "hi" }]);
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("model_not_found");
+    const models = (await (await call("/v1/models")).json()) as { data: unknown[] };
+    expect(models.data).toEqual([]);
+    await putSettings(good);
+  });
+
+  it("a pool named __proto__ was accepted and silently dropped: 400 naming it", async () => {
+    const text = `{"pools":{"__proto__":${JSON.stringify(pool([origin("ad-p")]))}}}`;
+    const res = await admin("/admin/settings", { method: "PUT", body: text });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: { field: string }[] } };
+    expect(body.error.details.map((d) => d.field)).toEqual(["pools.__proto__"]);
+    expect((await routedTo()).origin).toBe("ad-a");
+  });
+
   it("GET /healthz", async () => {
     const res = await call("/healthz");
     expect(res.status).toBe(200);

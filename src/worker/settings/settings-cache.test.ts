@@ -75,4 +75,12 @@ describe("SettingsCache", () => {
     const again = await new SettingsCache().get(env.SETTINGS, 0, 0);
     expect(again.version("a")).toEqual(loaded.version("a"));
   });
+
+  it("with no pools, the limit before the model is known is the default, not 0", async () => {
+    const cache = new SettingsCache();
+    await env.SETTINGS.put(SETTINGS_KEY, '{"pools":{}}');
+    const loaded = await cache.get(env.SETTINGS, 0, 0);
+    expect(loaded.maxBodyBytes).toBe(16 * 1024 * 1024);
+    expect(loaded.pool("m")).toBeUndefined();
+  });
 });

@@ -12,7 +12,11 @@ import {
   parseSettings,
   type SettingsError,
 } from "../../core/settings/parse-settings.ts";
-import type { PoolSettings, Settings } from "../../core/settings/settings-schema.ts";
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  type PoolSettings,
+  type Settings,
+} from "../../core/settings/settings-schema.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { PoolVersion } from "../router-object/rpc-types.ts";
 
@@ -27,7 +31,10 @@ export interface LoadedSettings {
   readonly settings: Settings;
   readonly revision: number;
   readonly loadedAt: number;
-  /** The largest `maxBodyBytes` of any pool: the limit before the model is known. */
+  /**
+   * The largest `maxBodyBytes` of any pool: the limit before the model is known (the default
+   * limit when there is no pool, so the request is read and its model found unknown: 404).
+   */
   readonly maxBodyBytes: number;
   pool(model: string): PoolSettings | undefined;
   version(model: string): PoolVersion;
@@ -46,7 +53,7 @@ function load(settings: Settings, revision: number, now: number): LoadedSettings
   for (const [model, pool] of pools) {
     versions.set(model, { revision, fingerprint: seedHash(JSON.stringify(pool)).toString(36) });
   }
-  let maxBodyBytes = 0;
+  let maxBodyBytes = pools.size === 0 ? DEFAULT_MAX_BODY_BYTES : 0;
   for (const pool of pools.values()) maxBodyBytes = Math.max(maxBodyBytes, pool.maxBodyBytes);
   return {
     settings,
