@@ -238,6 +238,33 @@ describe("admin API", () => {
     expect((await routedTo()).origin).toBe("ad-a");
   });
 
+  // Issue 9, item 7: the answer read the isolate's revision after the push, by which time a
+  // concurrent PUT had replaced it.
+  it("concurrent PUTs answered with another request's revision: each answers the one it wrote", async () => {
+    const docs = Array.from({ length: 8 }, (_, i) => ({
+      pools: { [MODEL]: pool([origin(`ad-c${i}`)]) },
+    }));
+    const answers = await Promise.all(
+      docs.map(async (doc) => {
+        const res = await admin("/admin/settings", { method: "PUT", body: JSON.stringify(doc) });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { revision: number }).revision;
+      }),
+    );
+    expect(new Set(answers).size).toBe(docs.length);
+    // KV holds one of the documents, under the revision its PUT answered.
+    const kv = await env.SETTINGS.getWithMetadata<{ revision: number }>("settings");
+    const inKv = docs.findIndex((d) => JSON.stringify(d) === kv.value);
+    expect(inKv).toBeGreaterThanOrEqual(0);
+    expect(kv.metadata?.revision).toBe(answers[inKv]);
+    // The pool's object holds the newest revision, with that PUT's own settings.
+    const newest = answers.indexOf(Math.max(...answers));
+    const state = (await env.ROUTER.getByName(MODEL).state())!;
+    expect(state.version).toMatchObject({ revision: answers[newest] });
+    expect(state.router.origins.map((o) => o.id)).toEqual([`ad-c${newest}`]);
+    await putSettings(good);
+  });
+
   it("GET /healthz", async () => {
     const res = await call("/healthz");
     expect(res.status).toBe(200);

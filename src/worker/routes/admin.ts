@@ -1,8 +1,10 @@
 /**
  * The admin API, behind `Authorization: Bearer <ADMIN_TOKEN>` (Hono's bearerAuth, constant-time):
  * - GET /admin/settings: the settings document in force (defaults filled in).
- * - PUT /admin/settings: validate fully, write KV, use at once in this isolate and push to every
- *   pool's object; an invalid document changes nothing and lists each bad field.
+ * - PUT /admin/settings: validate fully, write KV under a new revision, use at once in this
+ *   isolate and push to every pool's object; answers the revision it wrote. An invalid document
+ *   changes nothing and lists each bad field. KV has no compare-and-swap: of two PUTs at once,
+ *   KV keeps the last to arrive (docs/api.md, "Concurrent writers").
  * - GET /admin/state?model=: the pool's origins, load, health, index, recent decisions, metrics,
  *   as the object sees them, plus this isolate's settings status and fallback router
  *   (observability/pool-state.ts); without `model`, every pool's (the dashboard polls this).
@@ -19,6 +21,7 @@ import { withDeadline } from "../routing/with-deadline.ts";
 import { missingSecrets } from "../settings/check-secrets.ts";
 import {
   currentSettings,
+  loadSettings,
   SETTINGS_KEY,
   type SettingsMetadata,
   settingsCache,
@@ -35,7 +38,14 @@ const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   return bearerAuth<AppEnv>({ token })(c, next);
 };
 
-async function putSettings(env: Env, text: string): Promise<Record<string, string>> {
+interface PutResult {
+  /** The revision this PUT wrote, whatever other PUTs did meanwhile. */
+  revision: number;
+  /** Per model: "applied" (the object took them) or "pending" (it will on its next request). */
+  pools: Record<string, string>;
+}
+
+async function putSettings(env: Env, text: string): Promise<PutResult> {
   let input: unknown;
   try {
     input = JSON.parse(text);
@@ -55,13 +65,14 @@ async function putSettings(env: Env, text: string): Promise<Record<string, strin
       },
     );
   }
+  // Everything below uses this PUT's own revision and settings, never the isolate's current
+  // ones: a concurrent PUT may replace those at any await.
   const now = Date.now();
-  // Strictly increasing, so objects always prefer the newest document.
-  const revision = Math.max(now, (settingsCache.status().revision ?? 0) + 1);
+  const revision = settingsCache.nextRevision(now);
+  const loaded = loadSettings(parsed.value, revision, now);
   const metadata: SettingsMetadata = { revision };
   await env.SETTINGS.put(SETTINGS_KEY, text, { metadata });
-  settingsCache.adopt(parsed.value, revision, now, text);
-  const loaded = await currentSettings(env);
+  settingsCache.adopt(loaded, text);
   const pushed = await Promise.all(
     Object.entries(parsed.value.pools).map(async ([model, pool]) => {
       const ref = { model, pool, version: loaded.version(model) };
@@ -76,7 +87,7 @@ async function putSettings(env: Env, text: string): Promise<Record<string, strin
       }
     }),
   );
-  return Object.fromEntries(pushed);
+  return { revision, pools: Object.fromEntries(pushed) };
 }
 
 export const adminRoutes = new Hono<AppEnv>()
@@ -93,10 +104,7 @@ export const adminRoutes = new Hono<AppEnv>()
         throw new ApiError(413, "invalid_request_error", "request_too_large", "settings too large");
       },
     }),
-    async (c) => {
-      const pools = await putSettings(c.env, await c.req.text());
-      return c.json({ revision: settingsCache.status().revision, pools });
-    },
+    async (c) => c.json(await putSettings(c.env, await c.req.text())),
   )
   .get("/state", async (c) => {
     const model = c.req.query("model");

@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { beforeEach, describe, expect, it } from "vitest";
+import { parseSettings } from "../../core/settings/parse-settings.ts";
 import { ApiError } from "../errors/api-error.ts";
-import { SETTINGS_KEY, SettingsCache } from "./settings-cache.ts";
+import { loadSettings, SETTINGS_KEY, SettingsCache } from "./settings-cache.ts";
 
 const doc = (url: string) => JSON.stringify({ pools: { m: { origins: [{ id: "a", url }] } } });
 
@@ -74,6 +75,32 @@ describe("SettingsCache", () => {
     expect(loaded.version("a").fingerprint).not.toBe(loaded.version("b").fingerprint);
     const again = await new SettingsCache().get(env.SETTINGS, 0, 0);
     expect(again.version("a")).toEqual(loaded.version("a"));
+  });
+
+  it("revisions never repeat in one isolate, even within a millisecond, and stay ahead of KV's", async () => {
+    const cache = new SettingsCache();
+    await env.SETTINGS.put(SETTINGS_KEY, doc("https://one.example"), {
+      metadata: { revision: 5000 },
+    });
+    await cache.get(env.SETTINGS, 0, 0);
+    expect([cache.nextRevision(10), cache.nextRevision(10), cache.nextRevision(9000)]).toEqual([
+      5001, 5002, 9000,
+    ]);
+    expect(cache.nextRevision(9000)).toBe(9001);
+  });
+
+  it("adopting a write never rolls back past a newer one this isolate already uses", () => {
+    const cache = new SettingsCache();
+    const loaded = (url: string, revision: number) => {
+      const parsed = parseSettings(JSON.parse(doc(url)));
+      if (!parsed.ok) throw new Error("test document invalid");
+      return loadSettings(parsed.value, revision, revision);
+    };
+    cache.adopt(loaded("https://newer.example", 2), doc("https://newer.example"));
+    cache.adopt(loaded("https://older.example", 1), doc("https://older.example"));
+    expect(cache.status().revision).toBe(2);
+    cache.adopt(loaded("https://newest.example", 3), doc("https://newest.example"));
+    expect(cache.status().revision).toBe(3);
   });
 
   it("with no pools, the limit before the model is known is the default, not 0", async () => {

@@ -23,7 +23,10 @@ import type { PoolVersion } from "../router-object/rpc-types.ts";
 export const SETTINGS_KEY = "settings";
 
 export interface SettingsMetadata {
-  /** Write time in ms; newer settings win over older ones in the Durable Objects. */
+  /**
+   * Write time in ms, unique among the writes of one isolate (see `nextRevision`); newer
+   * settings win over older ones in the Durable Objects.
+   */
   revision?: number;
 }
 
@@ -47,7 +50,8 @@ export interface SettingsStatus {
   rejected: { at: number; errors: SettingsError[] } | null;
 }
 
-function load(settings: Settings, revision: number, now: number): LoadedSettings {
+/** Settings ready for requests: pools by model, each pool's version, the body limit. */
+export function loadSettings(settings: Settings, revision: number, now: number): LoadedSettings {
   const pools = new Map(Object.entries(settings.pools));
   const versions = new Map<string, PoolVersion>();
   for (const [model, pool] of pools) {
@@ -70,6 +74,7 @@ export class SettingsCache {
   #currentText: string | null = null;
   #rejected: SettingsStatus["rejected"] = null;
   #checkedAt = Number.NEGATIVE_INFINITY;
+  #lastIssued = 0;
 
   /**
    * The settings in force; reads KV when the cached copy is older than `ttlMs`. Requests that
@@ -111,7 +116,7 @@ export class SettingsCache {
       this.#reject(now, parsed.errors);
       return;
     }
-    this.adopt(parsed.value, revision, now, read.value);
+    this.#use(loadSettings(parsed.value, revision, now), read.value);
   }
 
   #reject(now: number, errors: SettingsError[]): void {
@@ -121,12 +126,31 @@ export class SettingsCache {
     this.#rejected = { at: now, errors };
   }
 
-  /** Use `settings` now (the admin API just wrote them). */
-  adopt(settings: Settings, revision: number, now: number, text: string | null = null): void {
-    this.#current = load(settings, revision, now);
+  /**
+   * The revision for a document this isolate is about to write: the write time in ms, but after
+   * every revision it has issued or holds, so two writes through one isolate never share one,
+   * even in the same millisecond (taken synchronously, before any await of the write).
+   */
+  nextRevision(now: number): number {
+    const revision = Math.max(now, this.#lastIssued + 1, (this.#current?.revision ?? 0) + 1);
+    this.#lastIssued = revision;
+    return revision;
+  }
+
+  /**
+   * Use `loaded` now (the admin API just wrote it), unless this isolate already holds a newer
+   * revision: a concurrent write that finished first must not be rolled back here.
+   */
+  adopt(loaded: LoadedSettings, text: string): void {
+    if (this.#current && this.#current.revision > loaded.revision) return;
+    this.#use(loaded, text);
+  }
+
+  #use(loaded: LoadedSettings, text: string): void {
+    this.#current = loaded;
     this.#currentText = text;
     this.#rejected = null;
-    this.#checkedAt = now;
+    this.#checkedAt = loaded.loadedAt;
   }
 
   status(): SettingsStatus {
