@@ -1,0 +1,209 @@
+/**
+ * `npm run loadtest`: what the router costs, measured against the local stack on loopback.
+ * In one run, each for `--duration` under `--concurrency` closed-loop clients (autocannon):
+ * - direct:  the same chat request straight to a fast origin (answers at once, own process);
+ * - routed:  that request through the router in `wrangler dev` (Worker, pool's Durable Object,
+ *            forward to the same origin);
+ * - healthz: `GET /healthz` through the same `wrangler dev`, the platform's floor (wrangler's
+ *            proxy, workerd, Hono) with no routing.
+ * Prints requests/s, p50/p99 and errors per target and the router's overhead (routed - direct,
+ * routed / direct, and routed - direct - healthz: its own cost), and saves JSON to
+ * bench/results/loadtest.json. Everything it starts is stopped on exit, failure or Ctrl-C.
+ *
+ *   npm run loadtest -- [--duration 10s] [--warmup 2s] [--concurrency 16] [--stream]
+ *                       [--coordination object] [--out bench/results/loadtest.json]
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { parseArgs } from "node:util";
+import { ensureDevVars } from "../local-stack/dev-vars.ts";
+import { freePort } from "../local-stack/stack.ts";
+import { startWranglerDev, stopChild, type WranglerDev } from "../local-stack/wrangler-dev.ts";
+import { parseDuration } from "../shared/parse-duration.ts";
+import { COORDINATIONS } from "./coordination.ts";
+import { measure, type Target, type TargetResult } from "./measure.ts";
+import { formatReport, overhead } from "./report.ts";
+
+const root = resolve(import.meta.dirname, "../..");
+const MODEL = "loadtest";
+const usage =
+  "usage: npm run loadtest -- [--duration 10s] [--warmup 2s] [--concurrency 16] [--stream]\n" +
+  `       [--coordination ${Object.keys(COORDINATIONS).join("|")}] [--out PATH]`;
+
+function fail(message: string): never {
+  console.error(`loadtest: ${message}\n${usage}`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: "string", default: "10s" },
+    warmup: { type: "string", default: "2s" },
+    concurrency: { type: "string", default: "16" },
+    stream: { type: "boolean", default: false },
+    coordination: { type: "string", default: "object" },
+    out: { type: "string", default: join(root, "bench/results/loadtest.json") },
+  },
+});
+const durationMs = parseDuration(values.duration);
+const warmupMs = parseDuration(values.warmup);
+const concurrency = Number(values.concurrency);
+const coordination = COORDINATIONS[values.coordination];
+if (durationMs === null || durationMs < 1000) fail(`--duration ${values.duration}: at least 1s`);
+if (warmupMs === null) fail(`--warmup ${values.warmup} is not a duration`);
+if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)
+  fail(`--concurrency ${values.concurrency} must be 1..1024`);
+if (!coordination) fail(`unknown --coordination ${values.coordination}`);
+
+// Everything this run starts, so that every way out stops it.
+const children = new Set<ChildProcess>();
+let wrangler: WranglerDev | null = null;
+let stopping: Promise<void> | null = null;
+function stopAll(): Promise<void> {
+  stopping ??= (async () => {
+    await Promise.all([...children].map((child) => stopChild(child)));
+    await wrangler?.stop();
+  })();
+  return stopping;
+}
+// Last resort when the process exits without the async stop having finished.
+process.on("exit", () => {
+  for (const child of [...children, wrangler?.child]) {
+    if (child?.pid !== undefined && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+] as const) {
+  process.on(signal, () => {
+    console.error(`\nloadtest: ${signal}, stopping everything`);
+    void stopAll().finally(() => process.exit(code));
+  });
+}
+
+/** The fast origin in its own process group; resolves with its URL once it listens. */
+async function startOriginProcess(): Promise<string> {
+  const child = spawn(process.execPath, [join(import.meta.dirname, "fast-origin-process.ts")], {
+    stdio: ["pipe", "pipe", "inherit"],
+    detached: true,
+  });
+  children.add(child);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const first = new Promise<string>((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`fast origin exited (${code})`)));
+    setTimeout(() => reject(new Error("fast origin did not start in 10 s")), 10_000).unref();
+  });
+  return (JSON.parse(await first) as { url: string }).url;
+}
+
+function chatBody(stream: boolean): string {
+  const system = "You are a concise assistant for the load test of an LLM router. ".repeat(24);
+  return JSON.stringify({
+    model: MODEL,
+    messages: [
+      { role: "system", content: system },
+      { role: "user", content: "Say ok." },
+    ],
+    max_tokens: 1,
+    stream,
+    ...(stream ? { stream_options: { include_usage: true } } : {}),
+  });
+}
+
+async function run(): Promise<void> {
+  const devVars = join(root, ".dev.vars");
+  const secrets = ensureDevVars(devVars);
+  const persistTo = join(root, ".wrangler/loadtest-state");
+  rmSync(persistTo, { recursive: true, force: true });
+  console.error("starting the fast origin and wrangler dev (loopback only)...");
+  const originUrl = await startOriginProcess();
+  wrangler = await startWranglerDev({
+    cwd: root,
+    port: await freePort(),
+    persistTo,
+    envFile: devVars,
+  });
+  const routerUrl = wrangler.url;
+  const put = await fetch(`${routerUrl}/admin/settings`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${secrets.ADMIN_TOKEN}` },
+    body: JSON.stringify({ pools: { [MODEL]: coordination?.pool(originUrl) } }),
+  });
+  if (!put.ok) throw new Error(`PUT /admin/settings: ${put.status} ${await put.text()}`);
+
+  const body = chatBody(values.stream);
+  const headers = { "content-type": "application/json" };
+  const path = "/v1/chat/completions";
+  const targets: Target[] = [
+    { name: "direct", url: `${originUrl}${path}`, method: "POST", headers, body },
+    { name: "routed", url: `${routerUrl}${path}`, method: "POST", headers, body },
+    { name: "healthz", url: `${routerUrl}/healthz`, method: "GET" },
+  ];
+  // One request first: a misconfigured stack fails here, not as a table of errors.
+  const probe = await fetch(targets[1]?.url as string, { method: "POST", headers, body });
+  const probeText = await probe.text();
+  if (probe.status !== 200 || probe.headers.get("x-router-origin") === null) {
+    throw new Error(`routed probe: ${probe.status} ${probeText.slice(0, 300)}`);
+  }
+
+  const results: TargetResult[] = [];
+  for (const target of targets) {
+    console.error(`${target.name}: ${target.method} ${target.url}`);
+    if (warmupMs && warmupMs > 0)
+      await measure(target, { durationMs: warmupMs, connections: concurrency });
+    results.push(
+      await measure(target, { durationMs: durationMs as number, connections: concurrency }),
+    );
+  }
+  const [direct, routed, healthz] = results as [TargetResult, TargetResult, TargetResult];
+  const cost = overhead(direct, routed, healthz);
+  console.log(`\n${formatReport(results, cost)}`);
+  console.log(
+    `\n${concurrency} connections, ${values.duration} per target after ${values.warmup} warm-up, ` +
+      `${values.stream ? "streamed" : "JSON"} answers, coordination ${values.coordination} ` +
+      `(${coordination?.describe}), ${cpus().length} CPUs, load generator in this process.`,
+  );
+  const out = resolve(values.out);
+  mkdirSync(dirname(out), { recursive: true });
+  const meta = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "unknown",
+  };
+  const options = {
+    durationMs,
+    warmupMs,
+    concurrency,
+    stream: values.stream,
+    coordination: values.coordination,
+    requestBytes: Buffer.byteLength(body),
+  };
+  writeFileSync(
+    out,
+    `${JSON.stringify({ meta, options, targets: results, overhead: cost }, null, 2)}\n`,
+  );
+  console.log(`wrote ${out}`);
+}
+
+let code = 0;
+try {
+  await run();
+} catch (error) {
+  console.error(`loadtest: ${error instanceof Error ? error.message : String(error)}`);
+  code = 1;
+} finally {
+  await stopAll();
+}
+process.exit(code);

@@ -1,0 +1,83 @@
+/**
+ * One target under closed-loop load: `connections` clients each send the same request again as
+ * soon as the last one is answered, for `durationMs`, with autocannon generating the load.
+ * Latencies are taken from autocannon's per-response event (float ms from hrtime) rather than
+ * its histogram, whose 1 ms resolution cannot show a sub-millisecond origin.
+ */
+import { performance } from "node:perf_hooks";
+import autocannon from "autocannon";
+import { type LatencySummary, summariseLatencies } from "./report.ts";
+
+export interface Target {
+  /** `direct`, `routed` or `healthz`. */
+  name: string;
+  url: string;
+  method: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadOptions {
+  durationMs: number;
+  connections: number;
+  /** Per-request timeout; a request past it counts as an error. */
+  timeoutMs?: number;
+}
+
+export interface TargetResult {
+  name: string;
+  url: string;
+  connections: number;
+  durationS: number;
+  /** 2xx answers. */
+  ok: number;
+  /** Non-2xx answers plus connection errors and timeouts. */
+  errors: number;
+  /** 2xx answers per second. */
+  requestsPerSecond: number;
+  /** Over 2xx answers only. */
+  latencyMs: LatencySummary;
+}
+
+export function measure(target: Target, options: LoadOptions): Promise<TargetResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  const start = performance.now();
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        method: target.method,
+        headers: target.headers,
+        body: target.body,
+        connections: options.connections,
+        duration: options.durationMs / 1000,
+        timeout: (options.timeoutMs ?? 10_000) / 1000,
+        // Clients keep sending until the next sample after `duration`: sample often so a run
+        // overruns its duration by at most this much (the rate uses the measured time).
+        sampleInt: 100,
+      },
+      (error) => {
+        if (error) return reject(error);
+        const durationS = (performance.now() - start) / 1000;
+        resolve({
+          name: target.name,
+          url: target.url,
+          connections: options.connections,
+          durationS,
+          ok: latencies.length,
+          errors,
+          requestsPerSecond: latencies.length / durationS,
+          latencyMs: summariseLatencies(latencies),
+        });
+      },
+    );
+    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
+      else errors++;
+    });
+    instance.on("reqError", () => {
+      errors++;
+    });
+  });
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { formatReport, type Measured, overhead, summariseLatencies } from "./report.ts";
+
+const target = (name: string, rps: number, p50: number, p99: number): Measured => ({
+  name,
+  ok: rps * 10,
+  errors: 0,
+  requestsPerSecond: rps,
+  latencyMs: { p50, p90: p99, p99, mean: p50, max: p99 },
+});
+
+describe("load test figures", () => {
+  it("nearest-rank percentiles of 1..100 ms", () => {
+    const values = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(summariseLatencies(values)).toEqual({ p50: 50, p90: 90, p99: 99, mean: 50.5, max: 100 });
+  });
+
+  it("no answers: NaN, not zero", () => {
+    expect(summariseLatencies([]).p50).toBeNaN();
+  });
+
+  it("overhead: routed - direct, the ratio, and the router's own cost above healthz", () => {
+    const cost = overhead(
+      target("direct", 10_000, 0.5, 2),
+      target("routed", 500, 4.5, 20),
+      target("healthz", 2_000, 1.5, 6),
+    );
+    expect(cost.addedMs).toEqual({ p50: 4, p99: 18 });
+    expect(cost.latencyRatio).toEqual({ p50: 9, p99: 10 });
+    expect(cost.ownMs).toEqual({ p50: 2.5, p99: 12 });
+    expect(cost.throughputRatio).toBe(0.05);
+  });
+
+  it("prints every target and the overhead rows", () => {
+    const targets = [
+      target("direct", 10_000, 0.5, 2),
+      target("routed", 500, 4.5, 20),
+      target("healthz", 2_000, 1.5, 6),
+    ];
+    const text = formatReport(targets, overhead(targets[0]!, targets[1]!, targets[2]!));
+    for (const name of ["direct", "routed", "healthz", "routed - direct - healthz"]) {
+      expect(text).toContain(name);
+    }
+    expect(text).toMatch(/routed - direct\s+4\.00\s+18\.00/);
+    expect(text).toContain("routed throughput: 5.0% of direct");
+  });
+});

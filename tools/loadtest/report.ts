@@ -1,0 +1,110 @@
+/**
+ * The load test's figures: latency summaries, the router's overhead against the direct origin
+ * and the platform's floor, and the printed table. Pure, so the arithmetic is tested alone.
+ */
+
+export interface LatencySummary {
+  p50: number;
+  p90: number;
+  p99: number;
+  mean: number;
+  max: number;
+}
+
+/** Nearest-rank quantile of an ascending list. */
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil(q * sorted.length) - 1;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] as number;
+}
+
+export function summariseLatencies(values: readonly number[]): LatencySummary {
+  const sorted = Float64Array.from(values).sort();
+  let sum = 0;
+  for (const v of sorted) sum += v;
+  return {
+    p50: quantile(sorted, 0.5),
+    p90: quantile(sorted, 0.9),
+    p99: quantile(sorted, 0.99),
+    mean: sorted.length > 0 ? sum / sorted.length : Number.NaN,
+    max: sorted.length > 0 ? (sorted[sorted.length - 1] as number) : Number.NaN,
+  };
+}
+
+/** The figures compared: a target's name, throughput and latency. */
+export interface Measured {
+  name: string;
+  ok: number;
+  errors: number;
+  requestsPerSecond: number;
+  latencyMs: LatencySummary;
+}
+
+export interface Overhead {
+  /** Routed minus direct latency: what a client pays for going through the router. */
+  addedMs: { p50: number; p99: number };
+  /** Routed over direct latency. */
+  latencyRatio: { p50: number; p99: number };
+  /** Routed minus direct minus healthz: the router's own cost above the platform's floor. */
+  ownMs: { p50: number; p99: number };
+  /** Routed over direct requests per second. */
+  throughputRatio: number;
+}
+
+export function overhead(direct: Measured, routed: Measured, healthz: Measured): Overhead {
+  const at = (q: "p50" | "p99") => {
+    const added = routed.latencyMs[q] - direct.latencyMs[q];
+    return {
+      added,
+      ratio: routed.latencyMs[q] / direct.latencyMs[q],
+      own: added - healthz.latencyMs[q],
+    };
+  };
+  const p50 = at("p50");
+  const p99 = at("p99");
+  return {
+    addedMs: { p50: p50.added, p99: p99.added },
+    latencyRatio: { p50: p50.ratio, p99: p99.ratio },
+    ownMs: { p50: p50.own, p99: p99.own },
+    throughputRatio: routed.requestsPerSecond / direct.requestsPerSecond,
+  };
+}
+
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
+      .join("  ");
+  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+}
+
+const ms = (v: number) => v.toFixed(2);
+
+export function formatReport(targets: readonly Measured[], cost: Overhead): string {
+  const perTarget = table(
+    ["target", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
+    targets.map((t) => [
+      t.name,
+      String(t.ok),
+      t.requestsPerSecond.toFixed(0),
+      ms(t.latencyMs.p50),
+      ms(t.latencyMs.p99),
+      String(t.errors),
+    ]),
+  );
+  const overheadTable = table(
+    ["router overhead", "p50 ms", "p99 ms"],
+    [
+      ["routed - direct", ms(cost.addedMs.p50), ms(cost.addedMs.p99)],
+      [
+        "routed / direct",
+        `${cost.latencyRatio.p50.toFixed(1)}x`,
+        `${cost.latencyRatio.p99.toFixed(1)}x`,
+      ],
+      ["routed - direct - healthz", ms(cost.ownMs.p50), ms(cost.ownMs.p99)],
+    ],
+  );
+  const throughput = `routed throughput: ${(100 * cost.throughputRatio).toFixed(1)}% of direct`;
+  return `${perTarget}\n\n${overheadTable}\n\n${throughput}`;
+}
