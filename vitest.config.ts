@@ -10,7 +10,12 @@ export default defineConfig({
         test: {
           name: "core",
           environment: "node",
-          include: ["src/core/**/*.test.ts", "bench/**/*.test.ts", "tools/**/*.test.ts"],
+          include: [
+            "src/core/**/*.test.ts",
+            "sim/**/*.test.ts",
+            "bench/**/*.test.ts",
+            "tools/**/*.test.ts",
+          ],
         },
       },
       {

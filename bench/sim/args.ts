@@ -6,11 +6,11 @@ import { existsSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
+import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
-import { DEFAULT_PROFILE, PROFILES } from "./engine/profiles.ts";
 import type { BenchSpec } from "./run/runner.ts";
-import { GENERATORS } from "./trace/generators.ts";
 import type { TraceSource } from "./workload/workload.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));

@@ -2,12 +2,13 @@
  * `npm run bench -- [options]`: replay one trace over a simulated fleet for every policy, print
  * the table and the targets, write the JSON and the HTML report (see `--help` and README.md).
  */
+
+import { ProgressBar } from "../../sim/report/progress.ts";
 import { outputPaths, parseCli, runMain } from "./args.ts";
 import { benchPage } from "./report/html.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
 import { targetLines } from "./report/targets.ts";
 import { toJson, writeFile } from "./report/write.ts";
-import { ProgressBar } from "./run/progress.ts";
 import { runBenchmark, workloadOf } from "./run/runner.ts";
 
 async function main(): Promise<void> {

@@ -5,11 +5,12 @@
  * decay). Prints one table per size and a sweep table, writes bench/results/fleet.json and
  * fleet.html unless `--json`/`--html` say otherwise.
  */
+
+import { ProgressBar } from "../../sim/report/progress.ts";
 import { outputPaths, parseCli, runMain } from "./args.ts";
 import { type FleetSweep, fleetPage } from "./report/html.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
 import { toJson, writeFile } from "./report/write.ts";
-import { ProgressBar } from "./run/progress.ts";
 import { runBenchmark, workloadOf } from "./run/runner.ts";
 
 function sweepTable(s: FleetSweep): string {

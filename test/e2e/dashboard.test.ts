@@ -12,7 +12,7 @@ import { join, resolve } from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileNamed } from "../../bench/sim/engine/profiles.ts";
+import { profileNamed } from "../../sim/engine/profiles.ts";
 import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
 
 const root = resolve(import.meta.dirname, "../..");

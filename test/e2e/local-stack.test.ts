@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import OpenAI, { APIError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileNamed } from "../../bench/sim/engine/profiles.ts";
+import { profileNamed } from "../../sim/engine/profiles.ts";
 import type { RouterStats } from "../../src/core/router/router-types.ts";
 import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
 import { promptText } from "../../tools/replay/prompt-text.ts";

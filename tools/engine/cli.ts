@@ -4,7 +4,7 @@
  * the way the reporter beside a real vLLM server does (signed with WEBHOOK_SECRET).
  */
 import { parseArgs } from "node:util";
-import { DEFAULT_PROFILE, PROFILES, profileNamed } from "../../bench/sim/engine/profiles.ts";
+import { DEFAULT_PROFILE, PROFILES, profileNamed } from "../../sim/engine/profiles.ts";
 import { runReporter } from "../reporter/reporter.ts";
 import { startEngineServer } from "./engine-server.ts";
 

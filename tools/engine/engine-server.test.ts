@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileNamed } from "../../bench/sim/engine/profiles.ts";
+import { profileNamed } from "../../sim/engine/profiles.ts";
 import { readEngineMetrics } from "../reporter/engine-metrics.ts";
 import { createReporter } from "../reporter/reporter.ts";
 import { type RunningEngine, startEngineServer } from "./engine-server.ts";

@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { EngineProfile } from "../../bench/sim/engine/profiles.ts";
+import type { EngineProfile } from "../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { promptKey } from "../../src/core/prompt/prompt-key.ts";
 import { fillerTokens } from "./filler.ts";

@@ -1,5 +1,5 @@
 /**
- * The simulator's engine model (bench/sim/engine, the same code the benchmark runs) driven by
+ * The simulator's engine model (sim/engine, the same code the benchmark runs) driven by
  * the wall clock, so a real HTTP server can stream its tokens as they are "computed". Simulated
  * time runs `timeScale` times faster than the wall clock, so a demo of minutes of GPU time takes
  * seconds. Each step the model plans is slept for (scaled), then applied; new arrivals cut a
@@ -11,8 +11,8 @@
  * Requests are not aborted when a client leaves (the model has no abort); their tokens are
  * computed and dropped, which only makes the engine a little busier than vLLM would be.
  */
-import { Engine, type EngineRequest, engineRequest } from "../../bench/sim/engine/engine.ts";
-import type { EngineProfile } from "../../bench/sim/engine/profiles.ts";
+import { Engine, type EngineRequest, engineRequest } from "../../sim/engine/engine.ts";
+import type { EngineProfile } from "../../sim/engine/profiles.ts";
 
 export interface Progress {
   /** New tokens since the last call; `first` on the call that carries the first token. */

@@ -6,7 +6,7 @@
  */
 import { createServer } from "node:net";
 import { join } from "node:path";
-import type { EngineProfile } from "../../bench/sim/engine/profiles.ts";
+import type { EngineProfile } from "../../sim/engine/profiles.ts";
 import type { SettingsInput } from "../../src/core/settings/settings-schema.ts";
 import { type RunningEngine, startEngineServer } from "../engine/engine-server.ts";
 import { runReporter } from "../reporter/reporter.ts";

@@ -5,7 +5,7 @@
  *   node tools/replay/build-sample.ts
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { parseMooncake } from "../../bench/sim/trace/mooncake.ts";
+import { parseMooncake } from "../../sim/trace/mooncake.ts";
 import { conversations } from "./sessions.ts";
 
 const source = "bench/traces/conversation_trace.jsonl";

@@ -7,7 +7,7 @@
  * conversation is the requests sharing their first two 512-token blocks (Mooncake's ids are
  * chained, so equal ids mean equal prefixes).
  */
-import type { TraceRecord } from "../../bench/sim/trace/trace.ts";
+import type { TraceRecord } from "../../sim/trace/trace.ts";
 
 function sessionKey(r: TraceRecord): string {
   return r.blockIds.slice(0, 2).join(",");

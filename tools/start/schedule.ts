@@ -4,8 +4,9 @@
  * the benchmark does); the whole span is scaled so the offered prefill work (as if nothing were
  * cached) is `load` times what the engines can prefill, in wall-clock terms.
  */
-import type { TraceRecord } from "../../bench/sim/trace/trace.ts";
-import { spreadTies } from "../../bench/sim/workload/arrivals.ts";
+
+import { spreadTies } from "../../sim/trace/arrivals.ts";
+import type { TraceRecord } from "../../sim/trace/trace.ts";
 import { promptText } from "../replay/prompt-text.ts";
 import type { ReplayRequest } from "../replay/replay.ts";
 

@@ -11,9 +11,9 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { DEFAULT_PROFILE, profileNamed } from "../../bench/sim/engine/profiles.ts";
-import { ProgressBar } from "../../bench/sim/run/progress.ts";
-import { parseMooncake } from "../../bench/sim/trace/mooncake.ts";
+import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
+import { ProgressBar } from "../../sim/report/progress.ts";
+import { parseMooncake } from "../../sim/trace/mooncake.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
 import { type Stack, startStack } from "../local-stack/stack.ts";
 import { replay } from "../replay/replay.ts";

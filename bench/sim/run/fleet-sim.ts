@@ -12,14 +12,15 @@
  * Same-time events run arrivals, then engine iterations, then report deliveries, then report
  * snapshots, each in insertion order, so a seed replays a run exactly.
  */
+
+import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
+import type { EngineProfile } from "../../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import type { PolicySettings } from "../../../src/core/policies/index.ts";
 import { CoreRouter } from "../../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
-import { Engine, type EngineRequest, engineRequest } from "../engine/engine.ts";
-import type { EngineProfile } from "../engine/profiles.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
 import { EventQueue } from "./event-queue.ts";
 import { QueueProbe } from "./queue-probe.ts";

@@ -6,14 +6,14 @@
  * nothing time-dependent enters them, so one seed gives byte-identical JSON.
  */
 import { Worker } from "node:worker_threads";
+import { profileNamed } from "../../../sim/engine/profiles.ts";
+import { round } from "../../../sim/report/stats.ts";
+import type { ArrivalMode } from "../../../sim/trace/arrivals.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
-import { profileNamed } from "../engine/profiles.ts";
-import type { ArrivalMode } from "../workload/arrivals.ts";
 import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
 import { buildWorkload, loadTrace, type TraceSource, type Workload } from "../workload/workload.ts";
 import { simulatePolicy } from "./fleet-sim.ts";
 import type { BenchResult, PolicyResult } from "./result-types.ts";
-import { round } from "./stats.ts";
 
 /** Everything a replay depends on; plain data, so it crosses to a worker unchanged. */
 export interface BenchSpec {

@@ -3,9 +3,9 @@
  * counts, TTFT and end-to-end quantiles, throughput, imbalance of prefill work, and the rates and
  * counters that explain them.
  */
-import type { Engine, EngineRequest } from "../engine/engine.ts";
+import type { Engine, EngineRequest } from "../../../sim/engine/engine.ts";
+import { quantile, round } from "../../../sim/report/stats.ts";
 import type { PolicyResult } from "./result-types.ts";
-import { quantile, round } from "./stats.ts";
 import type { Timeline } from "./timeline.ts";
 
 export interface Replay {

@@ -2,7 +2,7 @@
  * Per-origin load over time for the report's hot-prefix picture: requests running or waiting at
  * each origin, sampled at every report tick and averaged over fixed buckets of simulated time.
  */
-import { round } from "./stats.ts";
+import { round } from "../../../sim/report/stats.ts";
 
 export class Timeline {
   readonly bucketMs: number;

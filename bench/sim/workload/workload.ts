@@ -6,13 +6,13 @@
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
+import type { EngineProfile } from "../../../sim/engine/profiles.ts";
+import { type ArrivalMode, loadScale, spreadTies } from "../../../sim/trace/arrivals.ts";
+import { parseAzure } from "../../../sim/trace/azure.ts";
+import { generateTrace } from "../../../sim/trace/generators.ts";
+import { parseMooncake } from "../../../sim/trace/mooncake.ts";
+import type { Trace } from "../../../sim/trace/trace.ts";
 import { modelSeed } from "../../../src/core/prompt/prompt-key.ts";
-import type { EngineProfile } from "../engine/profiles.ts";
-import { parseAzure } from "../trace/azure.ts";
-import { generateTrace } from "../trace/generators.ts";
-import { parseMooncake } from "../trace/mooncake.ts";
-import type { Trace } from "../trace/trace.ts";
-import { type ArrivalMode, loadScale, spreadTies } from "./arrivals.ts";
 import { chunkHashesOf } from "./chunk-hashes.ts";
 
 export type TraceSource =

@@ -15,7 +15,7 @@
  * Hash -> block lookups use the core's `ChunkTable` (open addressing over typed arrays): chunk
  * hashes are 53-bit doubles, which a JS Map would box and hash slowly.
  */
-import { ChunkTable } from "../../../src/core/radix-index/hash-table.ts";
+import { ChunkTable } from "../../src/core/radix-index/hash-table.ts";
 
 const NONE = -1;
 const MISSING = -1;

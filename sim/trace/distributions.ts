@@ -3,7 +3,7 @@
  * workload exactly: exponential gaps (Poisson arrivals), log-normal lengths (the shape of LLM
  * prompt and output lengths in the Azure and ShareGPT traces) and Zipf popularity.
  */
-import type { Rng } from "../../../src/core/rng.ts";
+import type { Rng } from "../../src/core/rng.ts";
 
 /** Exponential with the given mean (inverse CDF). */
 export function exponential(rng: Rng, mean: number): number {

@@ -12,7 +12,7 @@
  * - no-sharing: independent prompts with the Azure conversation trace's length shape (median
  *   1,020 prompt and 129 output tokens); no two requests share a block.
  */
-import { createRng } from "../../../src/core/rng.ts";
+import { createRng } from "../../src/core/rng.ts";
 import { exponential, logNormal, zipf } from "./distributions.ts";
 import type { Trace, TraceRecord } from "./trace.ts";
 
