@@ -26,10 +26,3 @@ function formatValue(v: number): string {
   if (Number.isInteger(v)) return v.toLocaleString("en-US");
   return v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3);
 }
-
-/** Median and p99 of samples (sorted copy). */
-export function quantiles(samples: readonly number[]): { p50: number; p99: number } {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
-  return { p50: at(0.5), p99: at(0.99) };
-}

@@ -1,4 +1,9 @@
-/** The table `npm start` ends with: per policy, cache hits, time to first token, spread. */
+/**
+ * The table `npm start` ends with: per policy, cache hits, time to first token, spread. TTFT
+ * quantiles are the benchmark's (nearest rank, sim/report/stats.ts), over the requests that
+ * succeeded with a first token; null, printed "-", when none did.
+ */
+import { quantile } from "../../sim/report/stats.ts";
 import type { ReplayResult } from "./replay.ts";
 
 export interface PolicySummary {
@@ -6,14 +11,9 @@ export interface PolicySummary {
   requests: number;
   failed: number;
   cachedRatio: number;
-  ttftP50Ms: number;
-  ttftP99Ms: number;
+  ttftP50Ms: number | null;
+  ttftP99Ms: number | null;
   perOrigin: Record<string, number>;
-}
-
-function quantile(sorted: readonly number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 }
 
 export function summarise(
@@ -22,21 +22,21 @@ export function summarise(
   origins: readonly string[],
 ): PolicySummary {
   const ok = results.filter((r) => r.ok);
-  const ttft = ok
-    .map((r) => r.ttftMs ?? Number.NaN)
-    .filter((t) => Number.isFinite(t))
-    .sort((a, b) => a - b);
+  const ttft = Float64Array.from(
+    ok.map((r) => r.ttftMs ?? Number.NaN).filter((t) => Number.isFinite(t)),
+  ).sort();
   const prompt = ok.reduce((s, r) => s + r.promptTokens, 0);
   const cached = ok.reduce((s, r) => s + r.cachedTokens, 0);
   const perOrigin = Object.fromEntries(origins.map((o) => [o, 0]));
   for (const r of ok) if (r.origin) perOrigin[r.origin] = (perOrigin[r.origin] ?? 0) + 1;
+  const ttftAt = (q: number) => (ttft.length > 0 ? quantile(ttft, q) : null);
   return {
     policy,
     requests: results.length,
     failed: results.length - ok.length,
     cachedRatio: prompt > 0 ? cached / prompt : 0,
-    ttftP50Ms: quantile(ttft, 0.5),
-    ttftP99Ms: quantile(ttft, 0.99),
+    ttftP50Ms: ttftAt(0.5),
+    ttftP99Ms: ttftAt(0.99),
     perOrigin,
   };
 }
@@ -52,13 +52,14 @@ export function formatSummaries(rows: readonly PolicySummary[]): string {
     "TTFT p99 ms",
     ...origins,
   ];
+  const ms = (v: number | null) => (v === null ? "-" : v.toFixed(0));
   const cells = rows.map((r) => [
     r.policy,
     String(r.requests),
     String(r.failed),
     `${(100 * r.cachedRatio).toFixed(1)}%`,
-    r.ttftP50Ms.toFixed(0),
-    r.ttftP99Ms.toFixed(0),
+    ms(r.ttftP50Ms),
+    ms(r.ttftP99Ms),
     ...origins.map((o) => String(r.perOrigin[o] ?? 0)),
   ]);
   const widths = header.map((h, i) =>
