@@ -1,4 +1,6 @@
 /** Prints benchmark rows as an aligned table (benchmarks print tables, never assert). */
+import { formatTable } from "../../sim/report/table.ts";
+
 export interface Row {
   name: string;
   value: number;
@@ -9,17 +11,8 @@ export interface Row {
 export function printTable(title: string, rows: readonly Row[]): void {
   const cells = rows.map((r) => [r.name, formatValue(r.value), r.unit, r.target ?? ""]);
   const header = ["measure", "value", "unit", "target"];
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...cells.map((c) => (c[i] as string).length)),
-  );
-  const line = (c: string[]) =>
-    c
-      .map((x, i) => (i === 1 ? x.padStart(widths[i] as number) : x.padEnd(widths[i] as number)))
-      .join("  ");
   console.log(`\n${title}`);
-  console.log(line(header));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const c of cells) console.log(line(c));
+  console.log(formatTable(cells, { header, align: ["left", "right", "left", "left"] }));
 }
 
 function formatValue(v: number): string {

@@ -7,6 +7,7 @@
  */
 
 import { ProgressBar } from "../../sim/report/progress.ts";
+import { formatTable } from "../../sim/report/table.ts";
 import { outputPaths, parseCli, runMain } from "./args.ts";
 import { type FleetSweep, fleetPage } from "./report/html.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
@@ -27,16 +28,7 @@ function sweepTable(s: FleetSweep): string {
     ["p99 TTFT ms", ...s.sizes.map((n) => `${n} origins`)],
     ...cells((run, p) => Math.round(find(run, p)?.ttftMs.p99 ?? 0).toLocaleString("en-US")),
   ];
-  const widths = (rows[0] as string[]).map((_, i) =>
-    Math.max(...rows.map((r) => (r[i] ?? "").length)),
-  );
-  return rows
-    .map((r) =>
-      r
-        .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
-        .join("  "),
-    )
-    .join("\n");
+  return formatTable(rows);
 }
 
 async function main(): Promise<void> {

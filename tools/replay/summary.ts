@@ -4,6 +4,7 @@
  * succeeded with a first token; null, printed "-", when none did.
  */
 import { quantile } from "../../sim/report/stats.ts";
+import { formatTable } from "../../sim/report/table.ts";
 import type { ReplayResult } from "./replay.ts";
 
 export interface PolicySummary {
@@ -62,12 +63,5 @@ export function formatSummaries(rows: readonly PolicySummary[]): string {
     ms(r.ttftP99Ms),
     ...origins.map((o) => String(r.perOrigin[o] ?? 0)),
   ]);
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...cells.map((c) => (c[i] as string).length)),
-  );
-  const line = (c: readonly string[]) =>
-    c
-      .map((x, i) => (i === 0 ? x.padEnd(widths[i] as number) : x.padStart(widths[i] as number)))
-      .join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...cells.map(line)].join("\n");
+  return formatTable(cells, { header });
 }

@@ -3,6 +3,7 @@
  * policy, hit rate against the fleet oracle, TTFT and end-to-end quantiles, throughput,
  * imbalance and overflow.
  */
+import { formatTable } from "../../../sim/report/table.ts";
 import type { BenchResult } from "../run/result-types.ts";
 
 const int = (v: number) => Math.round(v).toLocaleString("en-US");
@@ -47,12 +48,5 @@ export function resultsTable(r: BenchResult): string {
     p.overflowRate.toFixed(3),
     p.utilisation.busy.toFixed(2),
   ]);
-  const widths = header.map((h, i) =>
-    Math.max(h.length, ...rows.map((row) => (row[i] as string).length)),
-  );
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
-      .join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+  return formatTable(rows, { header });
 }
