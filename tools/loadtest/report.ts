@@ -2,6 +2,8 @@
  * The load test's figures: latency summaries, the router's overhead against the direct origin
  * and the platform's floor, and the printed table. Pure, so the arithmetic is tested alone.
  */
+import { quantile } from "../../sim/report/stats.ts";
+import { formatTable } from "../../sim/report/table.ts";
 
 export interface LatencySummary {
   p50: number;
@@ -11,21 +13,16 @@ export interface LatencySummary {
   max: number;
 }
 
-/** Nearest-rank quantile of an ascending list. */
-function quantile(sorted: Float64Array, q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil(q * sorted.length) - 1;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] as number;
-}
-
 export function summariseLatencies(values: readonly number[]): LatencySummary {
   const sorted = Float64Array.from(values).sort();
   let sum = 0;
   for (const v of sorted) sum += v;
+  // The shared quantile answers 0 for no samples; no answers is not a zero latency here.
+  const at = (q: number) => (sorted.length > 0 ? quantile(sorted, q) : Number.NaN);
   return {
-    p50: quantile(sorted, 0.5),
-    p90: quantile(sorted, 0.9),
-    p99: quantile(sorted, 0.99),
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
     mean: sorted.length > 0 ? sum / sorted.length : Number.NaN,
     max: sorted.length > 0 ? (sorted[sorted.length - 1] as number) : Number.NaN,
   };
@@ -70,14 +67,8 @@ export function overhead(direct: Measured, routed: Measured, healthz: Measured):
   };
 }
 
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number)))
-      .join("  ");
-  return [line(header), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
-}
+const table = (header: readonly string[], rows: readonly (readonly string[])[]) =>
+  formatTable(rows, { header });
 
 const ms = (v: number) => v.toFixed(2);
 
