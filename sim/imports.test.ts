@@ -13,17 +13,24 @@ const repo = resolve(new URL(".", import.meta.url).pathname, "..");
 /** Folder -> the folders its files may import (itself included). */
 const mayImport: Record<string, readonly string[]> = {
   "src/core": ["src/core"],
-  "src/worker": ["src/worker", "src/core"],
+  "src/worker": ["src/worker", "src/worker/test", "src/core"],
+  /** Test origins and helpers; the end-to-end tests start the same origins in Node. */
+  "src/worker/test": ["src/worker/test", "src/worker", "src/core"],
   sim: ["sim", "src/core"],
   bench: ["bench", "sim", "src/core"],
   tools: ["tools", "sim", "src/core"],
-  test: ["test", "tools", "sim", "src/core"],
+  test: ["test", "tools", "sim", "src/core", "src/worker/test"],
 };
 
 /** The folder of `mayImport` a repository path belongs to, if any. */
 function folderOf(path: string): string | undefined {
   const parts = relative(repo, path).split("/");
-  const key = parts[0] === "src" ? `src/${parts[1]}` : (parts[0] as string);
+  const key =
+    parts[0] !== "src"
+      ? (parts[0] as string)
+      : parts[1] === "worker" && parts[2] === "test"
+        ? "src/worker/test"
+        : `src/${parts[1]}`;
   return key in mayImport ? key : undefined;
 }
 
