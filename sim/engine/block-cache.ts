@@ -12,10 +12,10 @@
  *   and evicts whatever was cached there.
  * - A finished request frees its blocks tail first, so a sequence's deepest blocks are evicted
  *   before its prefix (vLLM frees `reversed(blocks)` for the same reason).
- * Hash -> block lookups use the core's `ChunkTable` (open addressing over typed arrays): chunk
+ * Hash -> block lookups use the core's `HashTable` (open addressing over typed arrays): chunk
  * hashes are 53-bit doubles, which a JS Map would box and hash slowly.
  */
-import { ChunkTable } from "../../src/core/radix-index/hash-table.ts";
+import { HashTable } from "../../src/core/hash-table.ts";
 
 const NONE = -1;
 const MISSING = -1;
@@ -28,7 +28,7 @@ export class BlockCache {
   readonly #next: Int32Array;
   /** Sentinel of the circular free queue: head = next[q], tail = prev[q]. */
   readonly #q: number;
-  readonly #table: ChunkTable;
+  readonly #table: HashTable;
   #free = 0;
   evictions = 0;
 
@@ -41,7 +41,7 @@ export class BlockCache {
     this.#refs = new Int32Array(blocks);
     this.#prev = new Int32Array(blocks + 1);
     this.#next = new Int32Array(blocks + 1);
-    this.#table = new ChunkTable(blocks);
+    this.#table = new HashTable(blocks);
     this.#q = blocks;
     this.#prev[this.#q] = this.#q;
     this.#next[this.#q] = this.#q;

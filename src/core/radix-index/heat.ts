@@ -4,10 +4,17 @@
  * an ancestor is always at least as hot as its descendants and the hot part of a path is a
  * prefix of it. A prefix many requests share (a system prompt, a popular document) runs hot; a
  * private conversation warms its own nodes once per turn and stays cool. The cost policy
- * replicates a hot prefix freely and charges for splitting a cool one (DESIGN.md: "replication
- * only when a prefix is truly hot"). Heat is not kept in snapshots: it rebuilds in a half-life.
+ * replicates a hot prefix freely and charges for splitting a cool one (docs/architecture.md,
+ * "Policies": the hot part of a match is not priced). Heat is not kept in snapshots: it
+ * rebuilds in a half-life.
  */
 import type { RadixStore } from "./store.ts";
+
+/**
+ * Default half-life of every request-heat figure in the core: node heat here and the hottest
+ * prefixes (`router/hot-prefixes.ts`), so "hot" means the same recent traffic in both.
+ */
+export const HEAT_HALF_LIFE_MS = 60_000;
 
 /** The node's heat decayed to `now` (a clock running backwards does not warm it). */
 export function heatOf(s: RadixStore, node: number, now: number, halfLifeMs: number): number {

@@ -4,7 +4,7 @@
  *
  * Requests arrive as chained chunk hashes (`hashes[i]` covers chunks 0..i, like vLLM's block
  * hashes, so one value names a whole prefix). The index is a compressed trie over those chunks
- * in typed arrays (`store.ts`), plus a global hash -> chunk table (`hash-table.ts`).
+ * in typed arrays (`store.ts`), plus a global hash -> chunk table (the core's `hash-table.ts`).
  *
  * Semantics (chunk level; the property tests pin them against `reference-model.ts`):
  * - Ownership is prefix-closed, and a chunk exists iff some origin holds it.
@@ -33,7 +33,7 @@
  */
 
 import { EvictionLog, evictToBudget, evictToCapacity } from "./evict.ts";
-import { heatOf } from "./heat.ts";
+import { HEAT_HALF_LIFE_MS, heatOf } from "./heat.ts";
 import { fromImage, toImage } from "./image.ts";
 import { checkInvariants } from "./invariants.ts";
 import { appendRun, deepestHeld, touchPath } from "./path.ts";
@@ -50,7 +50,7 @@ export interface RadixIndexOptions {
   maxChunks: number;
   /** Initial typed-array capacity in chunks; 0..2^28, default 1024. */
   initialChunks?: number;
-  /** Half-life of node heat (heat.ts) in the caller's clock units; > 0, default 60,000. */
+  /** Half-life of node heat (heat.ts) in the caller's clock units; > 0, default 60,000 ms. */
   heatHalfLifeMs?: number;
 }
 
@@ -87,7 +87,12 @@ export class RadixIndex {
     if (typeof options !== "object" || options === null) {
       throw new RangeError("RadixIndex options must be an object");
     }
-    const { maxOrigins, maxChunks, initialChunks = 1024, heatHalfLifeMs = 60_000 } = options;
+    const {
+      maxOrigins,
+      maxChunks,
+      initialChunks = 1024,
+      heatHalfLifeMs = HEAT_HALF_LIFE_MS,
+    } = options;
     if (!Number.isInteger(maxOrigins) || maxOrigins < 1 || maxOrigins > MAX_ORIGINS) {
       throw new RangeError(
         `maxOrigins must be an integer in [1, ${MAX_ORIGINS}], got ${maxOrigins}`,
@@ -262,7 +267,7 @@ export class RadixIndex {
       maxOrigins: options?.maxOrigins ?? img.maxOrigins,
       maxChunks: options?.maxChunks ?? img.maxChunks,
       initialChunks: Math.max(options?.initialChunks ?? 0, img.hashes.length),
-      heatHalfLifeMs: options?.heatHalfLifeMs ?? 60_000,
+      heatHalfLifeMs: options?.heatHalfLifeMs ?? HEAT_HALF_LIFE_MS,
     });
     fromImage(img, index.#s);
     evictToBudget(index.#s, index.#maxChunks, index.#log);

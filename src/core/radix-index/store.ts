@@ -24,7 +24,7 @@
  *   `entryNode = -1` and chains through `entryNextInNode`.
  */
 
-import { ChunkTable } from "./hash-table.ts";
+import { HashTable } from "../hash-table.ts";
 
 export const NONE = -1;
 export const FREE_NODE = -2;
@@ -77,7 +77,7 @@ export class RadixStore {
   activeCount = 0;
   ownerships = 0;
 
-  readonly table: ChunkTable;
+  readonly table: HashTable;
 
   constructor(maxOrigins: number, initialChunks: number) {
     this.maxOrigins = maxOrigins;
@@ -111,7 +111,7 @@ export class RadixStore {
     this.capacity = new Float64Array(maxOrigins).fill(Number.POSITIVE_INFINITY);
     this.active = new Int32Array(maxOrigins);
     this.activePos = new Int32Array(maxOrigins).fill(NONE);
-    this.table = new ChunkTable(chunkCap);
+    this.table = new HashTable(chunkCap);
   }
 
   // ---- chunks ----

@@ -45,6 +45,23 @@ describe("HotPrefixes", () => {
     hot.checkInvariants();
   });
 
+  // The old table's removal searched by key, and NaN equals nothing: it never stopped.
+  it("a NaN hash never hangs observe", () => {
+    const hot = new HotPrefixes({ capacity: 2, halfLifeMs: DAY });
+    hot.observe([Number.NaN], 0);
+    hot.observe(prompt(0, 4), 0);
+    hot.observe(prompt(0, 4), 0);
+    // Full: the NaN prefix holds the smallest count, so the new prefix takes its counter.
+    hot.observe(prompt(1, 4), 0);
+    const top = hot.top(2, 0);
+    expect(top.map((p) => [p.requests, p.error])).toEqual([
+      [2, 1],
+      [2, 0],
+    ]);
+    expect(top[0]?.hashes).toEqual(prompt(1, 4));
+    hot.checkInvariants();
+  });
+
   it("ignores prompts shorter than one chunk", () => {
     const hot = new HotPrefixes();
     hot.observe([], 0);

@@ -16,15 +16,24 @@
  * the weights could overflow. The decayed count is an exponentially weighted request count with
  * mean age h / ln 2, so count * ln 2 / h is a request rate.
  *
- * Complexity: `observe` O(1) for a held prefix (an open-addressing table of slots, linear
- * probing, backward-shift deletion), O(capacity) for a new one once full (a scan for the
- * minimum, cheaper than a heap's upkeep at this size); `top` O(capacity log capacity). Measured
- * in Node 22 at capacity 64: about 70-110 ns per request of a held prefix, 200 ns of a new one.
- * Memory: fixed, about capacity * (8 * depth + 33) bytes, no allocation per request.
+ * Why beside the index's node heat (`radix-index/heat.ts`, same half-life): node heat answers
+ * "how hot is this request's prefix" at every depth on the routing path, but listing the
+ * hottest would scan every node and lose what the index evicts; this answers "which prefixes are
+ * hottest" from fixed memory.
+ *
+ * Complexity: `observe` O(1) for a held prefix (the core's `HashTable` from key hash to
+ * counter), O(capacity) for a new one once full (a scan for the minimum, cheaper than a heap's
+ * upkeep at this size); `top` O(capacity log capacity). Measured in Node 22 at capacity 64:
+ * about 70-110 ns per request of a held prefix, 200-330 ns of a new one.
+ * Memory: fixed, about capacity * (8 * depth + 41) bytes, no allocation per request.
  *
  * Options: `capacity` 1..4096 counters (default 64); `depth` 1..64 chunks (default 4, about 256
- * tokens at the default chunk size); `halfLifeMs` 1000..86400000 (default 60000).
+ * tokens at the default chunk size); `halfLifeMs` 1000..86400000 (default `HEAT_HALF_LIFE_MS`,
+ * 60000).
  */
+
+import { HashTable } from "../hash-table.ts";
+import { HEAT_HALF_LIFE_MS } from "../radix-index/heat.ts";
 
 export interface HotPrefixesOptions {
   capacity?: number;
@@ -62,13 +71,18 @@ export class HotPrefixes {
   #depths: Uint8Array;
   #counts: Float64Array;
   #errors: Float64Array;
-  /** Open addressing over the prefixes' key hashes: slot + 1, or 0 for an empty bucket. */
-  #table: Int32Array;
-  #mask: number;
+  /** Per counter, its key: the chained hash of its prefix's last chunk. */
+  #keys: Float64Array;
+  /** Key -> counter. */
+  #table: HashTable;
   #size = 0;
   #landmark: number | null = null;
 
-  constructor({ capacity = 64, depth = 4, halfLifeMs = 60_000 }: HotPrefixesOptions = {}) {
+  constructor({
+    capacity = 64,
+    depth = 4,
+    halfLifeMs = HEAT_HALF_LIFE_MS,
+  }: HotPrefixesOptions = {}) {
     this.capacity = checkInt("capacity", capacity, 1, 4096);
     this.depth = checkInt("depth", depth, 1, 64);
     this.halfLifeMs = checkInt("halfLifeMs", halfLifeMs, 1000, 86_400_000);
@@ -76,10 +90,8 @@ export class HotPrefixes {
     this.#depths = new Uint8Array(capacity);
     this.#counts = new Float64Array(capacity);
     this.#errors = new Float64Array(capacity);
-    // At most half full, so probes stay short.
-    const buckets = 2 ** Math.ceil(Math.log2(capacity * 2));
-    this.#table = new Int32Array(buckets);
-    this.#mask = buckets - 1;
+    this.#keys = new Float64Array(capacity);
+    this.#table = new HashTable(capacity);
   }
 
   /** Prefixes held (at most `capacity`). */
@@ -93,7 +105,7 @@ export class HotPrefixes {
     if (depth === 0) return;
     const weight = this.#weight(now);
     const key = hashes[depth - 1] as number;
-    const held = this.#find(key);
+    const held = this.#table.find(key, this.#keys);
     if (held >= 0) {
       this.#counts[held] = (this.#counts[held] as number) + weight;
       return;
@@ -105,14 +117,15 @@ export class HotPrefixes {
     } else {
       slot = this.#minSlot();
       base = this.#counts[slot] as number;
-      this.#remove(this.#keyOf(slot));
+      this.#table.remove(slot, this.#keys);
     }
     const at = slot * this.depth;
     for (let i = 0; i < depth; i++) this.#paths[at + i] = hashes[i] as number;
     this.#depths[slot] = depth;
     this.#counts[slot] = base + weight;
     this.#errors[slot] = base;
-    this.#insert(key, slot);
+    this.#keys[slot] = key;
+    this.#table.insert(slot, this.#keys);
   }
 
   /** The `n` prefixes with the highest counts, highest first, as of `now`. */
@@ -136,58 +149,26 @@ export class HotPrefixes {
   }
 
   clear(): void {
-    this.#table.fill(0);
+    this.#table.clear();
     this.#size = 0;
     this.#landmark = null;
   }
 
-  /** Test-only: every held prefix is found at its slot, and the table holds nothing else. */
+  /** Test-only: the table is sound and holds exactly the counters in use, each under its key. */
   checkInvariants(): void {
-    let entries = 0;
-    for (const entry of this.#table) if (entry !== 0) entries++;
-    if (entries !== this.#size) throw new Error(`table holds ${entries}, size ${this.#size}`);
-    for (let slot = 0; slot < this.#size; slot++) {
-      if (this.#find(this.#keyOf(slot)) !== slot) throw new Error(`slot ${slot} not found`);
-    }
-  }
-
-  #keyOf(slot: number): number {
-    return this.#paths[slot * this.depth + (this.#depths[slot] as number) - 1] as number;
-  }
-
-  /** The key's home bucket: the hashes are uniform 53-bit values, so low bits will do. */
-  #home(key: number): number {
-    return (key >>> 0) & this.#mask;
-  }
-
-  #find(key: number): number {
-    for (let i = this.#home(key); ; i = (i + 1) & this.#mask) {
-      const entry = this.#table[i] as number;
-      if (entry === 0) return -1;
-      if (this.#keyOf(entry - 1) === key) return entry - 1;
-    }
-  }
-
-  #insert(key: number, slot: number): void {
-    let i = this.#home(key);
-    while (this.#table[i] !== 0) i = (i + 1) & this.#mask;
-    this.#table[i] = slot + 1;
-  }
-
-  /** Backward-shift deletion (Knuth, TAOCP vol. 3, 6.4 Algorithm R): no tombstones. */
-  #remove(key: number): void {
-    const mask = this.#mask;
-    let i = this.#home(key);
-    while (this.#keyOf((this.#table[i] as number) - 1) !== key) i = (i + 1) & mask;
-    for (let j = (i + 1) & mask; this.#table[j] !== 0; j = (j + 1) & mask) {
-      const home = this.#home(this.#keyOf((this.#table[j] as number) - 1));
-      // Move j's entry into the hole at i unless its home lies cyclically in (i, j].
-      if (((j - home) & mask) >= ((j - i) & mask)) {
-        this.#table[i] = this.#table[j] as number;
-        i = j;
+    this.#table.checkInvariants(this.#keys);
+    const size = this.#size;
+    if (this.#table.count !== size)
+      throw new Error(`table holds ${this.#table.count}, size ${size}`);
+    for (let slot = 0; slot < size; slot++) {
+      const depth = this.#depths[slot] as number;
+      if (this.#keys[slot] !== this.#paths[slot * this.depth + depth - 1]) {
+        throw new Error(`slot ${slot}'s key is not its prefix's last hash`);
+      }
+      if (this.#table.find(this.#keys[slot] as number, this.#keys) !== slot) {
+        throw new Error(`slot ${slot} not found`);
       }
     }
-    this.#table[i] = 0;
   }
 
   #minSlot(): number {
