@@ -4,14 +4,24 @@
  * The model is chunk-level LRU per origin. A touch moves a path's chunks to the recent end
  * deepest first, so an ancestor is always more recent than its descendants and an origin's
  * oldest chunk is always a leaf for that origin. Nodes are only ever touched whole (see
- * `split-node.ts`), so one entry per (node, origin) holds a contiguous run of that list, in
- * order, deepest chunk oldest: evicting "the oldest chunk" is trimming the LRU head entry by one
- * from its deep end. Both loops below take many chunks at once where the one-at-a-time rule
- * would provably pick the same entry again, so each loop turn is O(entries on one node).
+ * `split-node.ts`), so each entry holds a contiguous run of that chunk list, deepest oldest:
+ *
+ *   A's entries, LRU order (head first)   A@X [x0 x1]  ->  A@N [n0 n1 n2]  ->  ...
+ *   A's chunks, oldest first              x1 x0            n2 n1 n0             ...
+ *
+ *   A over capacity by 3: trim the head entry from its deep end, then the next head
+ *
+ *   before                                after
+ *     N [n0 n1 n2]  A:3  B:3                N [n0 n1 n2]  A:2  B:3
+ *     └─ X [x0 x1]  A:2                     (X freed: A's entry went, nobody else held it)
+ *
+ * So evicting "the oldest chunk" is trimming the LRU head entry by one, and each loop below
+ * takes as many chunks at once as the one-at-a-time rule would provably take from the same
+ * entry: each turn is O(entries on one node).
  *
  * - Capacity: while owned(o) > capacity(o), trim o's head entry.
  * - Budget: while distinct chunks > maxChunks, trim the head entry of the origin whose head is
- *   oldest (smallest `entryUse`, ties to the lowest slot). Trimming a shared chunk may free
+ *   oldest (smallest `entryLastUse`, ties to the lowest slot). Trimming a shared chunk may free
  *   nothing; the loop keeps going. Picking the origin scans the active origins: O(active).
  */
 
@@ -66,10 +76,10 @@ export function evictToCapacity(s: RadixStore, o: number, log: EvictionLog): voi
 export function evictToBudget(s: RadixStore, maxChunks: number, log: EvictionLog): void {
   while (s.chunks > maxChunks) {
     let o = s.active[0]!;
-    let use = s.entryUse[s.lruHead[o]!]!;
+    let use = s.entryLastUse[s.lruHead[o]!]!;
     for (let i = 1; i < s.activeCount; i++) {
       const p = s.active[i]!;
-      const u = s.entryUse[s.lruHead[p]!]!;
+      const u = s.entryLastUse[s.lruHead[p]!]!;
       if (u < use || (u === use && p < o)) {
         o = p;
         use = u;

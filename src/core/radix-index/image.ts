@@ -13,27 +13,28 @@ import type { IndexImage } from "./snapshot.ts";
 import { NONE, type RadixStore, ROOT } from "./store.ts";
 
 export function toImage(s: RadixStore, maxChunks: number): IndexImage {
-  const serial = new Int32Array(s.nodeTop).fill(NONE);
+  const serial = new Int32Array(s.nodeHighWater).fill(NONE);
   const nodeParent = new Int32Array(s.nodes);
   const nodeLen = new Int32Array(s.nodes);
   const hashes = new Float64Array(s.chunks);
   let i = 0;
   let h = 0;
-  let node = s.nodeChild[ROOT]!;
+  let node = s.nodeFirstChild[ROOT]!;
   while (node !== NONE) {
     const parent = s.nodeParent[node]!;
     serial[node] = i;
     nodeParent[i] = parent === ROOT ? NONE : serial[parent]!;
     nodeLen[i] = s.nodeLen[node]!;
     i++;
-    for (let c = s.nodeHead[node]!; c !== NONE; c = s.chunkNext[c]!) hashes[h++] = s.chunkHash[c]!;
+    for (let c = s.nodeFirstChunk[node]!; c !== NONE; c = s.chunkNextInLabel[c]!)
+      hashes[h++] = s.chunkHash[c]!;
     // Pre-order: first child, else the next sibling of the nearest ancestor that has one.
-    if (s.nodeChild[node] !== NONE) {
-      node = s.nodeChild[node]!;
+    if (s.nodeFirstChild[node] !== NONE) {
+      node = s.nodeFirstChild[node]!;
       continue;
     }
-    while (node !== ROOT && s.nodeNext[node] === NONE) node = s.nodeParent[node]!;
-    node = node === ROOT ? NONE : s.nodeNext[node]!;
+    while (node !== ROOT && s.nodeNextSibling[node] === NONE) node = s.nodeParent[node]!;
+    node = node === ROOT ? NONE : s.nodeNextSibling[node]!;
   }
 
   let lru = 0;
@@ -52,7 +53,7 @@ export function toImage(s: RadixStore, maxChunks: number): IndexImage {
     lruCount: new Int32Array(lru),
     entryNode: new Int32Array(s.entries),
     entryLen: new Int32Array(s.entries),
-    entryUse: new Float64Array(s.entries),
+    entryLastUse: new Float64Array(s.entries),
     capOrigin: new Int32Array(caps),
     capValue: new Float64Array(caps),
   };
@@ -66,10 +67,10 @@ export function toImage(s: RadixStore, maxChunks: number): IndexImage {
     }
     if (s.lruHead[o] === NONE) continue;
     const first = p;
-    for (let e = s.lruHead[o]!; e !== NONE; e = s.entryNext[e]!, p++) {
+    for (let e = s.lruHead[o]!; e !== NONE; e = s.entryLruNext[e]!, p++) {
       img.entryNode[p] = serial[s.entryNode[e]!]!;
       img.entryLen[p] = s.entryLen[e]!;
-      img.entryUse[p] = s.entryUse[e]!;
+      img.entryLastUse[p] = s.entryLastUse[e]!;
     }
     img.lruOrigin[j] = o;
     img.lruCount[j++] = p - first;
@@ -104,8 +105,8 @@ export function fromImage(img: IndexImage, s: RadixStore): void {
       s.chunkHash[c] = hash;
       s.chunkDepth[c] = start + k;
       s.chunkNode[c] = n;
-      if (last === NONE) s.nodeHead[n] = c;
-      else s.chunkNext[last] = c;
+      if (last === NONE) s.nodeFirstChunk[n] = c;
+      else s.chunkNextInLabel[last] = c;
       s.table.insert(c, s.chunkHash);
       last = c;
     }
@@ -125,7 +126,7 @@ export function fromImage(img: IndexImage, s: RadixStore): void {
       if (s.findEntry(node, o) !== NONE) bad(`origin ${o} has two entries on one node`);
       const e = s.allocEntry(node, o);
       s.entryLen[e] = img.entryLen[p]!;
-      s.entryUse[e] = img.entryUse[p]!;
+      s.entryLastUse[e] = img.entryLastUse[p]!;
       s.lruAppend(e);
       s.addOwned(o, img.entryLen[p]!);
     }

@@ -14,38 +14,38 @@ export function checkInvariants(s: RadixStore, maxChunks: number): void {
 
   // Free lists: disjoint from live slots, and live + free = allocated.
   let freeChunks = 0;
-  for (let c = s.chunkFree; c !== NONE; c = s.chunkNext[c]!) {
-    if (c < 0 || c >= s.chunkTop) fail(`free chunk ${c} out of range`);
+  for (let c = s.chunkFreeHead; c !== NONE; c = s.nextFreeChunk(c)) {
+    if (c < 0 || c >= s.chunkHighWater) fail(`free chunk ${c} out of range`);
     if (s.chunkNode[c] !== NONE) fail(`free chunk ${c} is live`);
-    if (++freeChunks > s.chunkTop) fail("chunk free list loops");
+    if (++freeChunks > s.chunkHighWater) fail("chunk free list loops");
   }
   let liveChunks = 0;
-  for (let c = 0; c < s.chunkTop; c++) if (s.chunkNode[c] !== NONE) liveChunks++;
+  for (let c = 0; c < s.chunkHighWater; c++) if (s.chunkNode[c] !== NONE) liveChunks++;
   if (liveChunks !== s.chunks) fail(`chunk count ${s.chunks} but ${liveChunks} live`);
-  if (liveChunks + freeChunks !== s.chunkTop) fail("chunks neither live nor free");
+  if (liveChunks + freeChunks !== s.chunkHighWater) fail("chunks neither live nor free");
   if (s.chunks > maxChunks) fail(`${s.chunks} chunks over the budget ${maxChunks}`);
 
   let freeNodes = 0;
-  for (let n = s.nodeFree; n !== NONE; n = s.nodeNext[n]!) {
-    if (n <= ROOT || n >= s.nodeTop) fail(`free node ${n} out of range`);
+  for (let n = s.nodeFreeHead; n !== NONE; n = s.nextFreeNode(n)) {
+    if (n <= ROOT || n >= s.nodeHighWater) fail(`free node ${n} out of range`);
     if (s.nodeParent[n] !== FREE_NODE) fail(`free node ${n} is live`);
-    if (++freeNodes > s.nodeTop) fail("node free list loops");
+    if (++freeNodes > s.nodeHighWater) fail("node free list loops");
   }
   let liveNodes = 0;
-  for (let n = 1; n < s.nodeTop; n++) if (s.nodeParent[n] !== FREE_NODE) liveNodes++;
+  for (let n = 1; n < s.nodeHighWater; n++) if (s.nodeParent[n] !== FREE_NODE) liveNodes++;
   if (liveNodes !== s.nodes) fail(`node count ${s.nodes} but ${liveNodes} live`);
-  if (liveNodes + freeNodes + 1 !== s.nodeTop) fail("nodes neither live nor free");
+  if (liveNodes + freeNodes + 1 !== s.nodeHighWater) fail("nodes neither live nor free");
 
   let freeEntries = 0;
-  for (let e = s.entryFree; e !== NONE; e = s.entryNextInNode[e]!) {
-    if (e < 0 || e >= s.entryTop) fail(`free entry ${e} out of range`);
+  for (let e = s.entryFreeHead; e !== NONE; e = s.nextFreeEntry(e)) {
+    if (e < 0 || e >= s.entryHighWater) fail(`free entry ${e} out of range`);
     if (s.entryNode[e] !== NONE) fail(`free entry ${e} is live`);
-    if (++freeEntries > s.entryTop) fail("entry free list loops");
+    if (++freeEntries > s.entryHighWater) fail("entry free list loops");
   }
   let liveEntries = 0;
-  for (let e = 0; e < s.entryTop; e++) if (s.entryNode[e] !== NONE) liveEntries++;
+  for (let e = 0; e < s.entryHighWater; e++) if (s.entryNode[e] !== NONE) liveEntries++;
   if (liveEntries !== s.entries) fail(`entry count ${s.entries} but ${liveEntries} live`);
-  if (liveEntries + freeEntries !== s.entryTop) fail("entries neither live nor free");
+  if (liveEntries + freeEntries !== s.entryHighWater) fail("entries neither live nor free");
 
   // Table: sound (its own check: no index twice) and holding exactly the live chunks, since
   // every index it holds is live and it holds as many as there are.
@@ -62,10 +62,10 @@ export function checkInvariants(s: RadixStore, maxChunks: number): void {
   if (s.table.count !== s.chunks) fail("table size != chunk count");
 
   // Tree: reachable from the root, links consistent, labels agree with lengths and depths.
-  if (s.nodeParent[ROOT] !== NONE || s.nodeLen[ROOT] !== 0 || s.nodeEntry[ROOT] !== NONE) {
+  if (s.nodeParent[ROOT] !== NONE || s.nodeLen[ROOT] !== 0 || s.nodeFirstEntry[ROOT] !== NONE) {
     fail("root sentinel altered");
   }
-  const entryPos = new Int32Array(s.entryTop).fill(NONE);
+  const entryPos = new Int32Array(s.entryHighWater).fill(NONE);
   let reached = 0;
   let chunksInNodes = 0;
   let entriesInNodes = 0;
@@ -74,15 +74,15 @@ export function checkInvariants(s: RadixStore, maxChunks: number): void {
     const p = stack.pop()!;
     const childStart = s.nodeStart[p]! + s.nodeLen[p]!;
     let prev = NONE;
-    for (let n = s.nodeChild[p]!; n !== NONE; n = s.nodeNext[n]!) {
+    for (let n = s.nodeFirstChild[p]!; n !== NONE; n = s.nodeNextSibling[n]!) {
       if (++reached > s.nodes) fail("more nodes reachable than live");
       if (s.nodeParent[n] !== p) fail(`node ${n}'s parent is not ${p}`);
-      if (s.nodePrev[n] !== prev) fail(`node ${n}'s prev sibling is wrong`);
+      if (s.nodePrevSibling[n] !== prev) fail(`node ${n}'s prev sibling is wrong`);
       if (s.nodeStart[n] !== childStart) fail(`node ${n} starts at the wrong depth`);
       const len = s.nodeLen[n]!;
       if (len < 1) fail(`node ${n} is empty`);
       let count = 0;
-      for (let c = s.nodeHead[n]!; c !== NONE; c = s.chunkNext[c]!) {
+      for (let c = s.nodeFirstChunk[n]!; c !== NONE; c = s.chunkNextInLabel[c]!) {
         if (s.chunkNode[c] !== n) fail(`chunk ${c} in node ${n}'s label points elsewhere`);
         if (s.chunkDepth[c] !== childStart + count) fail(`chunk ${c} has the wrong depth`);
         if (++count > len) fail(`node ${n}'s label is longer than ${len}`);
@@ -90,7 +90,7 @@ export function checkInvariants(s: RadixStore, maxChunks: number): void {
       if (count !== len) fail(`node ${n} has ${count} chunks, length ${len}`);
       chunksInNodes += count;
       checkEntries(s, n, entryPos, fail);
-      for (let e = s.nodeEntry[n]!; e !== NONE; e = s.entryNextInNode[e]!) entriesInNodes++;
+      for (let e = s.nodeFirstEntry[n]!; e !== NONE; e = s.entryNextInNode[e]!) entriesInNodes++;
       prev = n;
       stack.push(n);
     }
@@ -112,8 +112,8 @@ function checkEntries(
   const len = s.nodeLen[n]!;
   const parent = s.nodeParent[n]!;
   let held = 0;
-  if (s.nodeEntry[n] === NONE) fail(`node ${n} has no entry`);
-  for (let e = s.nodeEntry[n]!; e !== NONE; e = s.entryNextInNode[e]!) {
+  if (s.nodeFirstEntry[n] === NONE) fail(`node ${n} has no entry`);
+  for (let e = s.nodeFirstEntry[n]!; e !== NONE; e = s.entryNextInNode[e]!) {
     if (s.entryNode[e] !== n) fail(`entry ${e} listed on node ${n} points elsewhere`);
     if (entryPos[e] !== NONE) fail(`entry ${e} listed twice`);
     entryPos[e] = 0;
@@ -143,10 +143,10 @@ function checkOrigins(s: RadixStore, entryPos: Int32Array, fail: (msg: string) =
     let sum = 0;
     let pos = 0;
     let prev = NONE;
-    for (let e = s.lruHead[o]!; e !== NONE; e = s.entryNext[e]!) {
+    for (let e = s.lruHead[o]!; e !== NONE; e = s.entryLruNext[e]!) {
       if (s.entryNode[e] === NONE) fail(`origin ${o}'s LRU list holds free entry ${e}`);
       if (s.entryOrigin[e] !== o) fail(`entry ${e} is in origin ${o}'s LRU list`);
-      if (s.entryPrev[e] !== prev) fail(`entry ${e}'s LRU prev link is wrong`);
+      if (s.entryLruPrev[e] !== prev) fail(`entry ${e}'s LRU prev link is wrong`);
       if (entryPos[e] !== 0) fail(`entry ${e} is listed twice in LRU lists`);
       entryPos[e] = ++pos;
       sum += s.entryLen[e]!;
@@ -169,7 +169,7 @@ function checkOrigins(s: RadixStore, entryPos: Int32Array, fail: (msg: string) =
   if (ownerships !== s.ownerships) fail("ownership total is wrong");
 
   // An ancestor is always more recent than its descendants for the same origin.
-  for (let e = 0; e < s.entryTop; e++) {
+  for (let e = 0; e < s.entryHighWater; e++) {
     const n = s.entryNode[e]!;
     if (n === NONE) continue;
     const parent = s.nodeParent[n]!;

@@ -50,8 +50,8 @@ export function deepestHeld(
 function pathMatches(s: RadixStore, hashes: ArrayLike<number>, c: number, depth: number): boolean {
   let end = depth;
   for (let node = s.chunkNode[c]!; node !== ROOT; node = s.nodeParent[node]!) {
-    let x = s.nodeHead[node]!;
-    for (let d = s.nodeStart[node]!; d <= end; d++, x = s.chunkNext[x]!) {
+    let x = s.nodeFirstChunk[node]!;
+    for (let d = s.nodeStart[node]!; d <= end; d++, x = s.chunkNextInLabel[x]!) {
       if (s.chunkHash[x] !== hashes[d]) return false;
     }
     end = s.nodeStart[node]! - 1;
@@ -70,11 +70,11 @@ function walkHeld(s: RadixStore, hashes: ArrayLike<number>, n: number, at: Int32
   for (; d < n; d++) {
     const c = s.table.find(hashes[d]!, s.chunkHash);
     if (c === NONE || s.chunkDepth[c] !== d) break;
-    if (prev !== NONE && s.chunkNext[prev] !== c) {
+    if (prev !== NONE && s.chunkNextInLabel[prev] !== c) {
       const node = s.chunkNode[c]!;
       const crossesEdge =
-        s.chunkNext[prev] === NONE &&
-        s.nodeHead[node] === c &&
+        s.chunkNextInLabel[prev] === NONE &&
+        s.nodeFirstChunk[node] === c &&
         s.nodeParent[node] === s.chunkNode[prev];
       if (!crossesEdge) break;
     }
@@ -109,9 +109,9 @@ export function appendRun(
       node = s.allocNode();
       s.linkChild(parent, node);
       s.nodeStart[node] = from;
-      s.nodeHead[node] = c;
+      s.nodeFirstChunk[node] = c;
     } else {
-      s.chunkNext[last] = c;
+      s.chunkNextInLabel[last] = c;
     }
     s.chunkNode[c] = node;
     s.nodeLen[node] = i - from + 1;
@@ -146,6 +146,6 @@ export function touchPath(
     }
     s.addOwned(origin, len - s.entryLen[e]!);
     s.entryLen[e] = len;
-    s.entryUse[e] = now;
+    s.entryLastUse[e] = now;
   }
 }

@@ -153,7 +153,7 @@ export class RadixIndex {
     const limit = out.length;
     const parents = s.nodeParent;
     const starts = s.nodeStart;
-    const firstEntry = s.nodeEntry;
+    const firstEntry = s.nodeFirstEntry;
     const nextEntry = s.entryNextInNode;
     const origins = s.entryOrigin;
     const lens = s.entryLen;

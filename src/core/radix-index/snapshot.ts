@@ -41,7 +41,7 @@ export interface IndexImage {
   /** Entries grouped by origin (in `lruOrigin` order), each group least recently used first. */
   entryNode: Int32Array;
   entryLen: Int32Array;
-  entryUse: Float64Array;
+  entryLastUse: Float64Array;
   /** Origins with a finite capacity, ascending. */
   capOrigin: Int32Array;
   capValue: Float64Array;
@@ -83,7 +83,7 @@ export function encodeSnapshot(img: IndexImage): Uint8Array {
   for (let i = 0; i < entries; i++, p += 16) {
     v.setUint32(p, img.entryNode[i]!, true);
     v.setUint32(p + 4, img.entryLen[i]!, true);
-    v.setFloat64(p + 8, img.entryUse[i]!, true);
+    v.setFloat64(p + 8, img.entryLastUse[i]!, true);
   }
   for (let i = 0; i < caps; i++, p += 12) {
     v.setUint32(p, img.capOrigin[i]!, true);
@@ -134,7 +134,7 @@ export function decodeSnapshot(bytes: Uint8Array): IndexImage {
     lruCount: new Int32Array(lru),
     entryNode: new Int32Array(entries),
     entryLen: new Int32Array(entries),
-    entryUse: new Float64Array(entries),
+    entryLastUse: new Float64Array(entries),
     capOrigin: new Int32Array(caps),
     capValue: new Float64Array(caps),
   };
@@ -176,7 +176,7 @@ export function decodeSnapshot(bytes: Uint8Array): IndexImage {
     if (Number.isNaN(use)) bad(`entry ${i} has a NaN lastUse`);
     img.entryNode[i] = node;
     img.entryLen[i] = len;
-    img.entryUse[i] = use;
+    img.entryLastUse[i] = use;
   }
   for (let i = 0; i < caps; i++, p += 12) {
     const origin = v.getUint32(p, true);

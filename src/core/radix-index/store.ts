@@ -10,18 +10,25 @@
  * internal to `src/core/radix-index/` and never exported from `radix-index.ts`.
  *
  * - chunk c: `chunkHash` (53-bit chained hash), `chunkDepth` (0-based position in the prompt),
- *   `chunkNode`, `chunkNext` (next chunk of the node's label, or the free-list link).
- *   A free chunk has `chunkNode = -1`.
- * - node n: a run of chunks (`nodeHead`, `nodeLen`, `nodeStart` = depth of its first chunk)
- *   with `nodeParent`, `nodeChild` (first child), `nodePrev` / `nodeNext` (siblings, doubly
- *   linked so unlinking is O(1) under a root with thousands of children) and `nodeEntry`
- *   (first ownership entry), and `nodeHeat` / `nodeHeatAt` (its decayed request count, heat.ts).
- *   Node 0 is the root sentinel (length 0, no entries). A free node
- *   has `nodeParent = -2` and chains through `nodeNext`.
- * - entry e: one per (node, origin): `entryOrigin`, `entryNode`, `entryLen` (owned prefix of the
- *   node's label), `entryUse` (logical clock of its last touch), `entryPrev` / `entryNext`
- *   (the origin's LRU list, head = least recently used) and `entryNextInNode`. A free entry has
- *   `entryNode = -1` and chains through `entryNextInNode`.
+ *   `chunkNode` (the node whose label holds it; -1 when free), `chunkNextInLabel` (the next
+ *   chunk of that label).
+ * - node n: a label of `nodeLen` chunks from `nodeFirstChunk`, the first at depth `nodeStart`;
+ *   `nodeParent` (-2 when free), `nodeFirstChild`, `nodePrevSibling` / `nodeNextSibling`
+ *   (doubly linked so unlinking is O(1) under a root with thousands of children),
+ *   `nodeFirstEntry` (its ownership entries) and `nodeHeat` / `nodeHeatAt` (its decayed request
+ *   count, heat.ts). Node 0 is the root sentinel (length 0, no entries).
+ * - entry e: one per (node, origin) the origin holds part of: `entryOrigin`, `entryNode` (-1
+ *   when free), `entryLen` (how many leading chunks of the node's label it owns),
+ *   `entryLastUse` (the `now` of its last touch), `entryNextInNode` (the node's next entry) and
+ *   `entryLruPrev` / `entryLruNext`: the origin's LRU list of entries, `lruHead[o]` least and
+ *   `lruTail[o]` most recently used.
+ * - Per kind: `*HighWater` is how many slots were ever handed out (slots below it are live or
+ *   on the free list, slots above it never used), `*FreeHead` the free list, and `chunks`,
+ *   `nodes`, `entries` the live counts.
+ * - Free lists: a free slot has no label, siblings or node, so each kind's free list reuses the
+ *   link its live list no longer needs (`chunkNextInLabel`, `nodeNextSibling`,
+ *   `entryNextInNode`). Only alloc and free write that reuse; everything else reads it with
+ *   `nextFree*`.
  */
 
 import { HashTable } from "../hash-table.ts";
@@ -36,47 +43,54 @@ export class RadixStore {
   chunkHash: Float64Array;
   chunkDepth: Int32Array;
   chunkNode: Int32Array;
-  chunkNext: Int32Array;
-  chunkTop = 0;
-  chunkFree = NONE;
+  chunkNextInLabel: Int32Array;
+  chunkHighWater = 0;
+  chunkFreeHead = NONE;
+  /** Live chunks: distinct prefixes held by some origin. */
   chunks = 0;
 
   nodeParent: Int32Array;
-  nodeChild: Int32Array;
-  nodePrev: Int32Array;
-  nodeNext: Int32Array;
+  nodeFirstChild: Int32Array;
+  nodePrevSibling: Int32Array;
+  nodeNextSibling: Int32Array;
   nodeStart: Int32Array;
   nodeLen: Int32Array;
-  nodeHead: Int32Array;
-  nodeEntry: Int32Array;
+  nodeFirstChunk: Int32Array;
+  nodeFirstEntry: Int32Array;
   /** Decayed count of requests through the node (heat.ts), as of `nodeHeatAt`. */
   nodeHeat: Float64Array;
   nodeHeatAt: Float64Array;
-  nodeTop = 1;
-  nodeFree = NONE;
+  /** Starts at 1: slot 0 is the root sentinel, never freed. */
+  nodeHighWater = 1;
+  nodeFreeHead = NONE;
+  /** Live nodes, the root not counted. */
   nodes = 0;
 
   entryOrigin: Uint16Array;
   entryNode: Int32Array;
   entryLen: Int32Array;
-  entryUse: Float64Array;
-  entryPrev: Int32Array;
-  entryNext: Int32Array;
+  entryLastUse: Float64Array;
+  entryLruPrev: Int32Array;
+  entryLruNext: Int32Array;
   entryNextInNode: Int32Array;
-  entryTop = 0;
-  entryFree = NONE;
+  entryHighWater = 0;
+  entryFreeHead = NONE;
   entries = 0;
 
+  /** Per origin: its least and most recently used entry. */
   readonly lruHead: Int32Array;
   readonly lruTail: Int32Array;
+  /** Per origin: chunks owned (the sum of its entries' lengths) and its capacity in chunks. */
   readonly owned: Int32Array;
   readonly capacity: Float64Array;
   /** Origins with owned > 0, in no particular order; `activePos[o]` is o's index or -1. */
   readonly active: Int32Array;
   readonly activePos: Int32Array;
   activeCount = 0;
+  /** Sum over origins of `owned`. */
   ownerships = 0;
 
+  /** Chunk hash -> live chunk. */
   readonly table: HashTable;
 
   constructor(maxOrigins: number, initialChunks: number) {
@@ -86,24 +100,24 @@ export class RadixStore {
     this.chunkHash = new Float64Array(chunkCap);
     this.chunkDepth = new Int32Array(chunkCap);
     this.chunkNode = new Int32Array(chunkCap).fill(NONE);
-    this.chunkNext = new Int32Array(chunkCap).fill(NONE);
+    this.chunkNextInLabel = new Int32Array(chunkCap).fill(NONE);
     this.nodeParent = new Int32Array(nodeCap).fill(FREE_NODE);
-    this.nodeChild = new Int32Array(nodeCap).fill(NONE);
-    this.nodePrev = new Int32Array(nodeCap).fill(NONE);
-    this.nodeNext = new Int32Array(nodeCap).fill(NONE);
+    this.nodeFirstChild = new Int32Array(nodeCap).fill(NONE);
+    this.nodePrevSibling = new Int32Array(nodeCap).fill(NONE);
+    this.nodeNextSibling = new Int32Array(nodeCap).fill(NONE);
     this.nodeStart = new Int32Array(nodeCap);
     this.nodeLen = new Int32Array(nodeCap);
-    this.nodeHead = new Int32Array(nodeCap).fill(NONE);
-    this.nodeEntry = new Int32Array(nodeCap).fill(NONE);
+    this.nodeFirstChunk = new Int32Array(nodeCap).fill(NONE);
+    this.nodeFirstEntry = new Int32Array(nodeCap).fill(NONE);
     this.nodeHeat = new Float64Array(nodeCap);
     this.nodeHeatAt = new Float64Array(nodeCap);
     this.nodeParent[ROOT] = NONE;
     this.entryOrigin = new Uint16Array(nodeCap);
     this.entryNode = new Int32Array(nodeCap).fill(NONE);
     this.entryLen = new Int32Array(nodeCap);
-    this.entryUse = new Float64Array(nodeCap);
-    this.entryPrev = new Int32Array(nodeCap).fill(NONE);
-    this.entryNext = new Int32Array(nodeCap).fill(NONE);
+    this.entryLastUse = new Float64Array(nodeCap);
+    this.entryLruPrev = new Int32Array(nodeCap).fill(NONE);
+    this.entryLruNext = new Int32Array(nodeCap).fill(NONE);
     this.entryNextInNode = new Int32Array(nodeCap).fill(NONE);
     this.lruHead = new Int32Array(maxOrigins).fill(NONE);
     this.lruTail = new Int32Array(maxOrigins).fill(NONE);
@@ -117,14 +131,14 @@ export class RadixStore {
   // ---- chunks ----
 
   allocChunk(): number {
-    let c = this.chunkFree;
+    let c = this.chunkFreeHead;
     if (c !== NONE) {
-      this.chunkFree = this.chunkNext[c]!;
+      this.chunkFreeHead = this.nextFreeChunk(c);
     } else {
-      if (this.chunkTop === this.chunkHash.length) this.#growChunks();
-      c = this.chunkTop++;
+      if (this.chunkHighWater === this.chunkHash.length) this.#growChunks();
+      c = this.chunkHighWater++;
     }
-    this.chunkNext[c] = NONE;
+    this.chunkNextInLabel[c] = NONE;
     this.chunks++;
     return c;
   }
@@ -133,8 +147,8 @@ export class RadixStore {
   freeChunk(c: number): void {
     this.table.remove(c, this.chunkHash);
     this.chunkNode[c] = NONE;
-    this.chunkNext[c] = this.chunkFree;
-    this.chunkFree = c;
+    this.chunkNextInLabel[c] = this.chunkFreeHead; // the free-list link
+    this.chunkFreeHead = c;
     this.chunks--;
   }
 
@@ -143,26 +157,26 @@ export class RadixStore {
     this.chunkHash = growF64(this.chunkHash, cap, 0);
     this.chunkDepth = growI32(this.chunkDepth, cap, 0);
     this.chunkNode = growI32(this.chunkNode, cap, NONE);
-    this.chunkNext = growI32(this.chunkNext, cap, NONE);
+    this.chunkNextInLabel = growI32(this.chunkNextInLabel, cap, NONE);
   }
 
   // ---- nodes ----
 
   /** A fresh detached node (no parent, children, chunks or entries). */
   allocNode(): number {
-    let n = this.nodeFree;
+    let n = this.nodeFreeHead;
     if (n !== NONE) {
-      this.nodeFree = this.nodeNext[n]!;
+      this.nodeFreeHead = this.nextFreeNode(n);
     } else {
-      if (this.nodeTop === this.nodeParent.length) this.#growNodes();
-      n = this.nodeTop++;
+      if (this.nodeHighWater === this.nodeParent.length) this.#growNodes();
+      n = this.nodeHighWater++;
     }
     this.nodeParent[n] = NONE;
-    this.nodeChild[n] = NONE;
-    this.nodePrev[n] = NONE;
-    this.nodeNext[n] = NONE;
-    this.nodeHead[n] = NONE;
-    this.nodeEntry[n] = NONE;
+    this.nodeFirstChild[n] = NONE;
+    this.nodePrevSibling[n] = NONE;
+    this.nodeNextSibling[n] = NONE;
+    this.nodeFirstChunk[n] = NONE;
+    this.nodeFirstEntry[n] = NONE;
     this.nodeStart[n] = 0;
     this.nodeLen[n] = 0;
     this.nodeHeat[n] = 0;
@@ -175,57 +189,57 @@ export class RadixStore {
   freeNode(n: number): void {
     this.nodeParent[n] = FREE_NODE;
     this.nodeLen[n] = 0;
-    this.nodeHead[n] = NONE;
-    this.nodeNext[n] = this.nodeFree;
-    this.nodeFree = n;
+    this.nodeFirstChunk[n] = NONE;
+    this.nodeNextSibling[n] = this.nodeFreeHead; // the free-list link
+    this.nodeFreeHead = n;
     this.nodes--;
   }
 
   /** Makes `n` the first child of `parent`. */
   linkChild(parent: number, n: number): void {
-    const first = this.nodeChild[parent]!;
+    const first = this.nodeFirstChild[parent]!;
     this.nodeParent[n] = parent;
-    this.nodePrev[n] = NONE;
-    this.nodeNext[n] = first;
-    if (first !== NONE) this.nodePrev[first] = n;
-    this.nodeChild[parent] = n;
+    this.nodePrevSibling[n] = NONE;
+    this.nodeNextSibling[n] = first;
+    if (first !== NONE) this.nodePrevSibling[first] = n;
+    this.nodeFirstChild[parent] = n;
   }
 
   unlinkChild(n: number): void {
-    const prev = this.nodePrev[n]!;
-    const next = this.nodeNext[n]!;
-    if (prev !== NONE) this.nodeNext[prev] = next;
-    else this.nodeChild[this.nodeParent[n]!] = next;
-    if (next !== NONE) this.nodePrev[next] = prev;
-    this.nodePrev[n] = NONE;
-    this.nodeNext[n] = NONE;
+    const prev = this.nodePrevSibling[n]!;
+    const next = this.nodeNextSibling[n]!;
+    if (prev !== NONE) this.nodeNextSibling[prev] = next;
+    else this.nodeFirstChild[this.nodeParent[n]!] = next;
+    if (next !== NONE) this.nodePrevSibling[next] = prev;
+    this.nodePrevSibling[n] = NONE;
+    this.nodeNextSibling[n] = NONE;
   }
 
   /** Puts `n` in `old`'s place among its parent's children and detaches `old`. */
   replaceChild(old: number, n: number): void {
     const parent = this.nodeParent[old]!;
-    const prev = this.nodePrev[old]!;
-    const next = this.nodeNext[old]!;
+    const prev = this.nodePrevSibling[old]!;
+    const next = this.nodeNextSibling[old]!;
     this.nodeParent[n] = parent;
-    this.nodePrev[n] = prev;
-    this.nodeNext[n] = next;
-    if (prev !== NONE) this.nodeNext[prev] = n;
-    else this.nodeChild[parent] = n;
-    if (next !== NONE) this.nodePrev[next] = n;
-    this.nodePrev[old] = NONE;
-    this.nodeNext[old] = NONE;
+    this.nodePrevSibling[n] = prev;
+    this.nodeNextSibling[n] = next;
+    if (prev !== NONE) this.nodeNextSibling[prev] = n;
+    else this.nodeFirstChild[parent] = n;
+    if (next !== NONE) this.nodePrevSibling[next] = n;
+    this.nodePrevSibling[old] = NONE;
+    this.nodeNextSibling[old] = NONE;
   }
 
   #growNodes(): void {
     const cap = grow(this.nodeParent.length);
     this.nodeParent = growI32(this.nodeParent, cap, FREE_NODE);
-    this.nodeChild = growI32(this.nodeChild, cap, NONE);
-    this.nodePrev = growI32(this.nodePrev, cap, NONE);
-    this.nodeNext = growI32(this.nodeNext, cap, NONE);
+    this.nodeFirstChild = growI32(this.nodeFirstChild, cap, NONE);
+    this.nodePrevSibling = growI32(this.nodePrevSibling, cap, NONE);
+    this.nodeNextSibling = growI32(this.nodeNextSibling, cap, NONE);
     this.nodeStart = growI32(this.nodeStart, cap, 0);
     this.nodeLen = growI32(this.nodeLen, cap, 0);
-    this.nodeHead = growI32(this.nodeHead, cap, NONE);
-    this.nodeEntry = growI32(this.nodeEntry, cap, NONE);
+    this.nodeFirstChunk = growI32(this.nodeFirstChunk, cap, NONE);
+    this.nodeFirstEntry = growI32(this.nodeFirstEntry, cap, NONE);
     this.nodeHeat = growF64(this.nodeHeat, cap, 0);
     this.nodeHeatAt = growF64(this.nodeHeatAt, cap, 0);
   }
@@ -234,21 +248,21 @@ export class RadixStore {
 
   /** A new entry of `origin` on `node` with length 0, first in the node's list, not in any LRU. */
   allocEntry(node: number, origin: number): number {
-    let e = this.entryFree;
+    let e = this.entryFreeHead;
     if (e !== NONE) {
-      this.entryFree = this.entryNextInNode[e]!;
+      this.entryFreeHead = this.nextFreeEntry(e);
     } else {
-      if (this.entryTop === this.entryNode.length) this.#growEntries();
-      e = this.entryTop++;
+      if (this.entryHighWater === this.entryNode.length) this.#growEntries();
+      e = this.entryHighWater++;
     }
     this.entryOrigin[e] = origin;
     this.entryNode[e] = node;
     this.entryLen[e] = 0;
-    this.entryUse[e] = 0;
-    this.entryPrev[e] = NONE;
-    this.entryNext[e] = NONE;
-    this.entryNextInNode[e] = this.nodeEntry[node]!;
-    this.nodeEntry[node] = e;
+    this.entryLastUse[e] = 0;
+    this.entryLruPrev[e] = NONE;
+    this.entryLruNext[e] = NONE;
+    this.entryNextInNode[e] = this.nodeFirstEntry[node]!;
+    this.nodeFirstEntry[node] = e;
     this.entries++;
     return e;
   }
@@ -258,13 +272,13 @@ export class RadixStore {
     this.lruUnlink(e);
     this.detachEntry(e);
     this.entryNode[e] = NONE;
-    this.entryNextInNode[e] = this.entryFree;
-    this.entryFree = e;
+    this.entryNextInNode[e] = this.entryFreeHead; // the free-list link
+    this.entryFreeHead = e;
     this.entries--;
   }
 
   findEntry(node: number, origin: number): number {
-    let e = this.nodeEntry[node]!;
+    let e = this.nodeFirstEntry[node]!;
     while (e !== NONE && this.entryOrigin[e] !== origin) e = this.entryNextInNode[e]!;
     return e;
   }
@@ -272,9 +286,9 @@ export class RadixStore {
   /** Removes `e` from its node's entry list (a node has at most one entry per origin). */
   detachEntry(e: number): void {
     const node = this.entryNode[e]!;
-    let x = this.nodeEntry[node]!;
+    let x = this.nodeFirstEntry[node]!;
     if (x === e) {
-      this.nodeEntry[node] = this.entryNextInNode[e]!;
+      this.nodeFirstEntry[node] = this.entryNextInNode[e]!;
     } else {
       while (this.entryNextInNode[x] !== e) x = this.entryNextInNode[x]!;
       this.entryNextInNode[x] = this.entryNextInNode[e]!;
@@ -285,8 +299,8 @@ export class RadixStore {
   /** Puts `e` (detached) first in `node`'s entry list. */
   attachEntry(e: number, node: number): void {
     this.entryNode[e] = node;
-    this.entryNextInNode[e] = this.nodeEntry[node]!;
-    this.nodeEntry[node] = e;
+    this.entryNextInNode[e] = this.nodeFirstEntry[node]!;
+    this.nodeFirstEntry[node] = e;
   }
 
   #growEntries(): void {
@@ -294,10 +308,27 @@ export class RadixStore {
     this.entryOrigin = growU16(this.entryOrigin, cap);
     this.entryNode = growI32(this.entryNode, cap, NONE);
     this.entryLen = growI32(this.entryLen, cap, 0);
-    this.entryUse = growF64(this.entryUse, cap, 0);
-    this.entryPrev = growI32(this.entryPrev, cap, NONE);
-    this.entryNext = growI32(this.entryNext, cap, NONE);
+    this.entryLastUse = growF64(this.entryLastUse, cap, 0);
+    this.entryLruPrev = growI32(this.entryLruPrev, cap, NONE);
+    this.entryLruNext = growI32(this.entryLruNext, cap, NONE);
     this.entryNextInNode = growI32(this.entryNextInNode, cap, NONE);
+  }
+
+  // ---- free lists (see the header: each reuses the link its live list no longer needs) ----
+
+  /** The free chunk after free chunk `c`, or -1. */
+  nextFreeChunk(c: number): number {
+    return this.chunkNextInLabel[c]!;
+  }
+
+  /** The free node after free node `n`, or -1. */
+  nextFreeNode(n: number): number {
+    return this.nodeNextSibling[n]!;
+  }
+
+  /** The free entry after free entry `e`, or -1. */
+  nextFreeEntry(e: number): number {
+    return this.entryNextInNode[e]!;
   }
 
   // ---- per-origin LRU lists and counters ----
@@ -306,9 +337,9 @@ export class RadixStore {
   lruAppend(e: number): void {
     const o = this.entryOrigin[e]!;
     const tail = this.lruTail[o]!;
-    this.entryPrev[e] = tail;
-    this.entryNext[e] = NONE;
-    if (tail !== NONE) this.entryNext[tail] = e;
+    this.entryLruPrev[e] = tail;
+    this.entryLruNext[e] = NONE;
+    if (tail !== NONE) this.entryLruNext[tail] = e;
     else this.lruHead[o] = e;
     this.lruTail[o] = e;
   }
@@ -316,24 +347,24 @@ export class RadixStore {
   /** Inserts `e` (not in a list) just after `ref` in their origin's list. */
   lruInsertAfter(ref: number, e: number): void {
     const o = this.entryOrigin[e]!;
-    const next = this.entryNext[ref]!;
-    this.entryPrev[e] = ref;
-    this.entryNext[e] = next;
-    this.entryNext[ref] = e;
-    if (next !== NONE) this.entryPrev[next] = e;
+    const next = this.entryLruNext[ref]!;
+    this.entryLruPrev[e] = ref;
+    this.entryLruNext[e] = next;
+    this.entryLruNext[ref] = e;
+    if (next !== NONE) this.entryLruPrev[next] = e;
     else this.lruTail[o] = e;
   }
 
   lruUnlink(e: number): void {
     const o = this.entryOrigin[e]!;
-    const prev = this.entryPrev[e]!;
-    const next = this.entryNext[e]!;
-    if (prev !== NONE) this.entryNext[prev] = next;
+    const prev = this.entryLruPrev[e]!;
+    const next = this.entryLruNext[e]!;
+    if (prev !== NONE) this.entryLruNext[prev] = next;
     else this.lruHead[o] = next;
-    if (next !== NONE) this.entryPrev[next] = prev;
+    if (next !== NONE) this.entryLruPrev[next] = prev;
     else this.lruTail[o] = prev;
-    this.entryPrev[e] = NONE;
-    this.entryNext[e] = NONE;
+    this.entryLruPrev[e] = NONE;
+    this.entryLruNext[e] = NONE;
   }
 
   /** Adds `delta` chunks to `o`'s ownership and keeps the active-origin set in step. */
@@ -361,23 +392,23 @@ export class RadixStore {
       this.chunkHash,
       this.chunkDepth,
       this.chunkNode,
-      this.chunkNext,
+      this.chunkNextInLabel,
       this.nodeParent,
-      this.nodeChild,
-      this.nodePrev,
-      this.nodeNext,
+      this.nodeFirstChild,
+      this.nodePrevSibling,
+      this.nodeNextSibling,
       this.nodeStart,
       this.nodeLen,
-      this.nodeHead,
-      this.nodeEntry,
+      this.nodeFirstChunk,
+      this.nodeFirstEntry,
       this.nodeHeat,
       this.nodeHeatAt,
       this.entryOrigin,
       this.entryNode,
       this.entryLen,
-      this.entryUse,
-      this.entryPrev,
-      this.entryNext,
+      this.entryLastUse,
+      this.entryLruPrev,
+      this.entryLruNext,
       this.entryNextInNode,
       this.lruHead,
       this.lruTail,

@@ -2,12 +2,20 @@
  * Ownership removal at chunk granularity: shortens one entry from its deep end and frees what
  * no origin holds any more.
  *
+ *   trimEntry(A@N, 2), where A owns 4 of N's chunks and B owns 1:
+ *
+ *   before                        after
+ *     N [c0 c1 c2 c3]  A:4 B:1      N [c0 c1]  A:2 B:1     c2, c3 freed: nobody holds them
+ *
+ *   then trimEntry(A@N, 2) and trimEntry(B@N, 1):
+ *     N [c0 c1]        A:2 B:1      (N unlinked from its parent and freed, with c0, c1)
+ *
  * Every removal path (capacity and budget eviction, `truncate`, `removeOrigin`) ends here, so
- * "a chunk exists iff some origin holds it" is enforced in one place. Callers only trim an entry
- * whose origin owns nothing below it (the LRU head always qualifies, see `evict.ts`), so when a
- * node's longest entry shrinks the node has no children and its tail chunks can go; a node left
- * with no entry is unlinked and freed. Single-child nodes left behind are not merged back: that
- * costs a node header (32 bytes) per such node and never changes what `match` returns.
+ * "a chunk exists iff some origin holds it" is enforced in one place. Callers only trim an
+ * entry whose origin owns nothing below it (the LRU head always qualifies, see `evict.ts`), so
+ * when a node's longest entry shrinks the node has no children and its tail chunks can go.
+ * Single-child nodes left behind are not merged back: that costs a node header (32 bytes) per
+ * such node and never changes what `match` returns.
  */
 
 import { NONE, type RadixStore } from "./store.ts";
@@ -21,7 +29,7 @@ export function trimEntry(s: RadixStore, e: number, by: number): void {
   else s.entryLen[e] = len;
 
   let held = 0;
-  for (let x = s.nodeEntry[node]!; x !== NONE; x = s.entryNextInNode[x]!) {
+  for (let x = s.nodeFirstEntry[node]!; x !== NONE; x = s.entryNextInNode[x]!) {
     const l = s.entryLen[x]!;
     if (l > held) held = l;
   }
@@ -31,7 +39,7 @@ export function trimEntry(s: RadixStore, e: number, by: number): void {
 /** Longest entry on `node` other than `e` (what stays held if `e` goes). */
 export function otherHeld(s: RadixStore, node: number, e: number): number {
   let held = 0;
-  for (let x = s.nodeEntry[node]!; x !== NONE; x = s.entryNextInNode[x]!) {
+  for (let x = s.nodeFirstEntry[node]!; x !== NONE; x = s.entryNextInNode[x]!) {
     const l = s.entryLen[x]!;
     if (x !== e && l > held) held = l;
   }
@@ -40,17 +48,17 @@ export function otherHeld(s: RadixStore, node: number, e: number): number {
 
 /** Frees the chunks of a childless `node` past its first `keep`, and the node if `keep` is 0. */
 function shrinkNode(s: RadixStore, node: number, keep: number): void {
-  let c = s.nodeHead[node]!;
+  let c = s.nodeFirstChunk[node]!;
   if (keep === 0) {
-    s.nodeHead[node] = NONE;
+    s.nodeFirstChunk[node] = NONE;
   } else {
-    for (let i = 1; i < keep; i++) c = s.chunkNext[c]!;
+    for (let i = 1; i < keep; i++) c = s.chunkNextInLabel[c]!;
     const last = c;
-    c = s.chunkNext[last]!;
-    s.chunkNext[last] = NONE;
+    c = s.chunkNextInLabel[last]!;
+    s.chunkNextInLabel[last] = NONE;
   }
   while (c !== NONE) {
-    const next = s.chunkNext[c]!;
+    const next = s.chunkNextInLabel[c]!;
     s.freeChunk(c);
     c = next;
   }

@@ -1,10 +1,17 @@
 /**
  * Truncation: an origin stops holding a chunk and everything below it on its branch.
  *
- * Ownership is prefix-closed, so dropping depth d for an origin drops its whole subtree under
- * that chunk. The subtree walk only enters nodes the origin has an entry on (prefix closure
- * again), and removes entries deepest first so each trimmed entry owns nothing below it, as
- * `trimEntry` requires. Not a hot path: it may allocate its walk stack.
+ *   truncateAt(N, 1, A): A drops N's chunks from offset 1, and all it holds below them
+ *
+ *   before                            after
+ *     N [n0 n1 n2]  A:3  B:3            N [n0 n1 n2]  A:1  B:3
+ *     ├─ X [x0 x1]  A:2                 └─ Y [y0]     B:1
+ *     └─ Y [y0]     A:1  B:1
+ *                                       X freed with x0, x1 (A was its only owner)
+ *
+ * Ownership is prefix-closed, so the subtree walk only enters nodes the origin has an entry on,
+ * and trims entries deepest first (A@X and A@Y, then A@N) so each trimmed entry owns nothing below
+ * it, as `trimEntry` requires. Not a hot path: it may allocate its walk stack.
  */
 
 import { NONE, type RadixStore } from "./store.ts";
@@ -19,7 +26,7 @@ export function truncateAt(s: RadixStore, node: number, k: number, origin: numbe
   const stack = [node];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    for (let child = s.nodeChild[n]!; child !== NONE; child = s.nodeNext[child]!) {
+    for (let child = s.nodeFirstChild[n]!; child !== NONE; child = s.nodeNextSibling[child]!) {
       const x = s.findEntry(child, origin);
       if (x !== NONE) {
         owned.push(x);
