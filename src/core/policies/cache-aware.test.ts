@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { context, type OriginSpec } from "../test-support/policy-context.ts";
 import { createPolicy, policyOf } from "./index.ts";
-import { context, type OriginSpec } from "./test-context.ts";
 
 // SGLang's branch for each case (defaults: cache 0.5, abs 32, rel 1.1), prompt of 4,096 tokens.
 const cases: [string, OriginSpec[], number, string][] = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prefillWork } from "../prefill-work.ts";
+import { context } from "../test-support/policy-context.ts";
 import { createPolicy, policyOf } from "./index.ts";
-import { context } from "./test-context.ts";
 
 // Origin 0 holds 4,000 of a 4,096-token prompt; origin 1 holds nothing. Both prefill at
 // 10,000 tokens/s. With the load term off, staying costs Q + W(4000) and moving costs

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { context } from "../test-support/policy-context.ts";
 import { createPolicy, policyOf } from "./index.ts";
-import { context } from "./test-context.ts";
 
 describe("round-robin", () => {
   it("cycles through eligible origins in order, skipping ineligible ones", () => {

@@ -6,9 +6,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createRng } from "../rng.ts";
+import { context, type OriginSpec } from "../test-support/policy-context.ts";
 import { createPolicy, POLICY_TYPES, policyOf } from "./index.ts";
 import type { EngineLoad, PolicyContext } from "./policy.ts";
-import { context, type OriginSpec } from "./test-context.ts";
 
 const engine: fc.Arbitrary<EngineLoad | null> = fc.option(
   fc.record({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { context, type OriginSpec } from "../test-support/policy-context.ts";
 import { createPolicy, policyOf } from "./index.ts";
-import { context, type OriginSpec } from "./test-context.ts";
 
 /** Route `n` requests with one prefix; each stays in flight. Returns requests per origin. */
 function hotPrefix(

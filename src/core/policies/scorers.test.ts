@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { context } from "../test-support/policy-context.ts";
 import { createPolicy, policyOf } from "./index.ts";
-import { context } from "./test-context.ts";
 
 describe("llm-d weighted scorers", () => {
   it("adds 2 x prefix + 1 x queue + 1 x (1 - KV usage) and takes the max", () => {

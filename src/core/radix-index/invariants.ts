@@ -1,6 +1,8 @@
 /**
- * Structural invariants of the radix index, checked in full (test-only introspection, also run
- * on every restored snapshot). Throws an Error naming the first broken invariant.
+ * Structural invariants of the radix index, checked in full. Two callers: `restore` runs it on
+ * every rebuilt snapshot (the validation that rejects a snapshot whose bytes decode but do not
+ * describe a valid index, see `image.ts`), and tests run it after every operation through
+ * `RadixIndex.checkInvariants`. Throws an Error naming the first broken invariant.
  *
  * O(size) time and allocation: never call it on a hot path.
  */

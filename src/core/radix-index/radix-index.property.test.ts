@@ -5,9 +5,9 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ReferenceModel } from "../test-support/radix-reference-model.ts";
+import { allMatches, runOp, type Scenario, scenarioArb } from "../test-support/radix-scenarios.ts";
 import { RadixIndex } from "./radix-index.ts";
-import { ReferenceModel } from "./reference-model.ts";
-import { allMatches, runOp, type Scenario, scenarioArb } from "./scenario.ts";
 
 const RUNS = 300;
 

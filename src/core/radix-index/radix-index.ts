@@ -6,7 +6,8 @@
  * hashes, so one value names a whole prefix). The index is a compressed trie over those chunks
  * in typed arrays (`store.ts`), plus a global hash -> chunk table (the core's `hash-table.ts`).
  *
- * Semantics (chunk level; the property tests pin them against `reference-model.ts`):
+ * Semantics (chunk level; the property tests pin them against
+ * `test-support/radix-reference-model.ts`):
  * - Ownership is prefix-closed, and a chunk exists iff some origin holds it.
  * - Each origin has an LRU list of its chunks. An insert touches the whole path, moving its
  *   chunks to the recent end deepest first, so an origin's oldest chunk is always a leaf for it.
@@ -294,7 +295,10 @@ export class RadixIndex {
     };
   }
 
-  /** Test-only: throws an Error describing the first broken structural invariant. */
+  /**
+   * Throws an Error describing the first broken structural invariant (`invariants.ts`, the same
+   * check `restore` runs on every rebuilt snapshot). O(size): for tests, never a hot path.
+   */
   checkInvariants(): void {
     checkInvariants(this.#s, this.#maxChunks);
   }

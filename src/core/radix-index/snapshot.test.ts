@@ -2,9 +2,9 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { ReferenceModel } from "../test-support/radix-reference-model.ts";
+import { allMatches, runOp, scenarioArb } from "../test-support/radix-scenarios.ts";
 import { RadixIndex } from "./radix-index.ts";
-import { ReferenceModel } from "./reference-model.ts";
-import { allMatches, runOp, scenarioArb } from "./scenario.ts";
 
 function withoutBytes(index: RadixIndex) {
   const { bytes: _, ...rest } = index.stats();

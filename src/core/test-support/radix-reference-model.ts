@@ -6,16 +6,16 @@
  * of its last touch. A chunk is named by its hash (the index keeps hashes unique) and remembers
  * its parent's hash, so a request holds a prefix only if it follows those parent links from the
  * root: this pins the collision guard too, for any request, chained or not.
- * - insert: the path is the held prefix, then new chunks up to the first hash already in the
- *   index or earlier in the request (collision guard); touch the path deepest first (each chunk moves to the recent end), then evict the
- *   origin's oldest chunks while owned > capacity, then, while distinct chunks > maxChunks,
- *   evict the oldest chunk of the origin whose oldest chunk has the smallest `now` (ties: lowest
- *   slot).
+ * - insert: the path is the held prefix, then new chunks up to the first hash already in the index
+ *   or earlier in the request (collision guard); touch the path deepest first (each chunk moves to
+ *   the recent end), then evict the origin's oldest chunks while owned > capacity, then, while
+ *   distinct chunks > maxChunks, evict the oldest chunk of the origin whose oldest chunk has the
+ *   smallest `now` (ties: lowest slot).
  * - truncate: drop the origin's chunk at depth `keep` and every chunk it holds below it.
  * Evictions are reported merged per origin, ascending by origin.
  */
 
-import type { Eviction } from "./radix-index.ts";
+import type { Eviction } from "../radix-index/radix-index.ts";
 
 interface Held {
   key: number;

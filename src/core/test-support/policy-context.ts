@@ -1,6 +1,7 @@
 /** Test helper: a policy context from a compact description of the pool. */
+
+import type { OriginView, PolicyContext } from "../policies/policy.ts";
 import { createRng } from "../rng.ts";
-import type { OriginView, PolicyContext } from "./policy.ts";
 
 export interface OriginSpec extends Partial<OriginView> {
   matched?: number;
