@@ -1,7 +1,8 @@
 /**
  * A request's routing key: the chained chunk hashes of its canonical prompt bytes, seeded by the
  * model name so different models never share a prefix, plus the byte and token estimates.
- * This is the edge's share of the work (DESIGN.md, step 3): the Durable Object only sees hashes.
+ * This is the edge's share of the work (docs/architecture.md, "One request", step 3): the
+ * Durable Object only sees hashes.
  */
 import { chunkHashes, DEFAULT_CHUNK_BYTES, estimateTokens, seedHash } from "../chunk-hash.ts";
 import { canonicalPieces } from "./canonical-prompt.ts";

@@ -1,9 +1,9 @@
 /**
- * Forwarding a routed request (DESIGN.md, steps 5-7): try the chosen origin, fail over to the
- * decision's alternates within the pool's retry budget (before the first byte only, with
- * backoff), stream the answer back byte for byte with the `x-router-*` headers, end it if the
- * origin goes silent for the pool's `streamIdleTimeoutMs`, and report the outcome to the router
- * that issued the ticket once the body has ended or the client has left.
+ * Forwarding a routed request (docs/architecture.md, "One request", steps 5-6): try the chosen
+ * origin, fail over to the decision's alternates within the pool's retry budget (before the first
+ * byte only, with backoff), stream the answer back byte for byte with the `x-router-*` headers,
+ * end it if the origin goes silent for the pool's `streamIdleTimeoutMs`, and report the outcome
+ * to the router that issued the ticket once the body has ended or the client has left.
  * Every failed attempt moves the ticket with `reroute`, so the failed origin's load and circuit
  * change at once, before the next attempt is made. The request's `RequestRecord` learns each
  * attempt and the end, which gives the object its metrics sample and the log its line.

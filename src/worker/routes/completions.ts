@@ -1,7 +1,8 @@
 /**
- * `POST /v1/chat/completions` and `POST /v1/completions` (DESIGN.md, "One request, end to
- * end"): body limit, parse, validate the routing fields, find the pool, hash the prompt here at
- * the edge, ask the pool's object (or the fallback) for a decision, forward the original bytes.
+ * `POST /v1/chat/completions` and `POST /v1/completions` (docs/architecture.md, "One
+ * request"): body limit, parse, validate the routing fields, find the pool, hash the prompt
+ * here at the edge, ask the pool's object (or the fallback) for a decision, forward the
+ * original bytes.
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";

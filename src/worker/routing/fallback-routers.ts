@@ -1,10 +1,10 @@
 /**
  * The Worker's own routers, for when the pool's Durable Object cannot answer in time
- * (DESIGN.md, step 8): per pool, a `CoreRouter` held in this isolate with the pool's settings
- * but the `prefix-hash` policy, so a prefix keeps landing on the same origin from every isolate
- * without shared state, and the load and circuits this isolate sees still steer it. It is the
- * same core code the object runs, on the settings `fallbackPool` derives; nothing here decides
- * anything.
+ * (docs/architecture.md, "One request", step 4): per pool, a `CoreRouter` held in this isolate
+ * with the pool's settings but the `prefix-hash` policy, so a prefix keeps landing on the same
+ * origin from every isolate without shared state, and the load and circuits this isolate sees
+ * still steer it. It is the same core code the object runs, on the settings `fallbackPool`
+ * derives; nothing here decides anything.
  */
 
 import { CoreRouter } from "../../core/router/core-router.ts";

@@ -1,9 +1,9 @@
 /**
  * One routing decision for a request, from the pool's Durable Object when it answers within the
- * pool's `routeTimeoutMs`, else from the isolate's fallback router (DESIGN.md, steps 4 and 8).
- * Either way the caller gets a `Ledger` to report failover and the outcome to whichever router
- * issued the ticket. The router degrades; it never fails a request because its own state is
- * unavailable.
+ * pool's `routeTimeoutMs`, else from the isolate's fallback router (docs/architecture.md, "One
+ * request", steps 3-4). Either way the caller gets a `Ledger` to report failover and the
+ * outcome to whichever router issued the ticket. The router degrades; it never fails a request
+ * because its own state is unavailable.
  *
  * Object errors: one retry with a fresh stub for errors Cloudflare marks `retryable`, never for
  * `overloaded` (retrying feeds the overload). A decision that arrives after the deadline holds a
