@@ -1,6 +1,8 @@
 /**
- * The policy registry: one tagged settings union and an exhaustive factory. Adding a policy means
- * one file plus one line in each list below; the compiler checks the switch covers every type.
+ * The policy registry: each policy registered once, as its parameter schema (tagged by `type`)
+ * and its factory. The settings union, the list of types and the factory all come from that one
+ * list, so adding a policy is one file plus one line below, and the compiler checks that each
+ * factory takes its own policy's parameters.
  */
 import { z } from "zod";
 import { cacheAwareParams, createCacheAware } from "./cache-aware.ts";
@@ -15,18 +17,37 @@ import { createPrefixHash, prefixHashParams } from "./prefix-hash.ts";
 import { createRandom, randomParams } from "./random.ts";
 import { createRoundRobin, roundRobinParams } from "./round-robin.ts";
 
-export const policySettings = z.discriminatedUnion("type", [
-  roundRobinParams,
-  randomParams,
-  leastOutstandingParams,
-  powerOfTwoParams,
-  prefixHashParams,
-  hybridParams,
-  cacheAwareParams,
-  costParams,
-  llmDParams,
-  dynamoParams,
-]);
+/** A policy's parameters: a zod object whose `type` is the policy's name. */
+type ParamsSchema = z.ZodObject<{ type: z.ZodLiteral<string> }, z.core.$ZodObjectConfig>;
+
+/**
+ * One policy's registration. `create` receives parameters its own schema produced, so the
+ * factory never sees another policy's settings (no cast: the schema proves the shape).
+ */
+function register<S extends ParamsSchema>(params: S, create: (params: z.output<S>) => Policy) {
+  return { params, create: (settings: { type: string }): Policy => create(params.parse(settings)) };
+}
+
+const REGISTRY = [
+  register(roundRobinParams, createRoundRobin),
+  register(randomParams, createRandom),
+  register(leastOutstandingParams, createLeastOutstanding),
+  register(powerOfTwoParams, createPowerOfTwo),
+  register(prefixHashParams, createPrefixHash),
+  register(hybridParams, createHybrid),
+  register(cacheAwareParams, createCacheAware),
+  register(costParams, createCost),
+  register(llmDParams, createLlmD),
+  register(dynamoParams, createDynamo),
+] as const;
+
+/** The registry's schemas as a tuple, which `z.discriminatedUnion` needs for its type. */
+type Schemas<R> = { -readonly [K in keyof R]: R[K] extends { params: infer S } ? S : never };
+
+export const policySettings = z.discriminatedUnion(
+  "type",
+  REGISTRY.map((r) => r.params) as Schemas<typeof REGISTRY>,
+);
 export type PolicySettings = z.infer<typeof policySettings>;
 export type PolicyType = PolicySettings["type"];
 
@@ -34,34 +55,15 @@ export const POLICY_TYPES: readonly PolicyType[] = policySettings.options.map(
   (o) => o.shape.type.value,
 );
 
+const BY_TYPE: ReadonlyMap<string, (typeof REGISTRY)[number]> = new Map(
+  REGISTRY.map((r) => [r.params.shape.type.value, r]),
+);
+
 /** A policy from its settings. Each call returns a fresh instance with its own state. */
 export function createPolicy(settings: PolicySettings): Policy {
-  switch (settings.type) {
-    case "round-robin":
-      return createRoundRobin();
-    case "random":
-      return createRandom();
-    case "least-outstanding":
-      return createLeastOutstanding();
-    case "power-of-two":
-      return createPowerOfTwo();
-    case "prefix-hash":
-      return createPrefixHash(settings);
-    case "hybrid":
-      return createHybrid(settings);
-    case "cache-aware":
-      return createCacheAware(settings);
-    case "cost":
-      return createCost(settings);
-    case "llm-d":
-      return createLlmD(settings);
-    case "dynamo":
-      return createDynamo(settings);
-    default: {
-      const unknown: never = settings;
-      throw new Error(`unknown policy ${JSON.stringify(unknown)}`);
-    }
-  }
+  const registration = BY_TYPE.get(settings.type);
+  if (registration === undefined) throw new Error(`unknown policy ${JSON.stringify(settings)}`);
+  return registration.create(settings);
 }
 
 /** Default parameters of a policy type, e.g. for `policyOf("cost")` in tests and the simulator. */

@@ -19,7 +19,7 @@
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { EngineEvent } from "../engine-events.ts";
 import { LoadBoard } from "../load-board/load-board.ts";
-import { createPolicy, type PolicySettings } from "../policies/index.ts";
+import { createPolicy } from "../policies/index.ts";
 import type { OriginView, Policy } from "../policies/policy.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { RadixIndex } from "../radix-index/radix-index.ts";
@@ -547,11 +547,6 @@ export class CoreRouter {
         origins,
       };
     });
-  }
-
-  /** Policy settings in force (for the state page). */
-  get policySettings(): PolicySettings {
-    return this.#pool.policy;
   }
 }
 
