@@ -88,16 +88,25 @@ export function chainHash(previous: number, value: number): number {
  * Chained hashes of every full chunk of `bytes`, the chain starting from `seed`.
  * `bytes.byteOffset` must be 4-aligned and `chunkBytes` a multiple of 16. Words are read in the
  * platform's byte order; every runtime the router targets (x86-64, arm64) is little-endian.
+ *
+ * With `into`, the hashes are appended to it and continue its chain: the first chunk of `bytes`
+ * is chunk `into.length` of the prompt, chained on `into`'s last hash. So a prompt can be
+ * hashed a buffer at a time with the same result as all at once (`prompt/chunk-writer.ts`).
  */
-export function chunkHashes(bytes: Uint8Array, chunkBytes: number, seed: number): number[] {
+export function chunkHashes(
+  bytes: Uint8Array,
+  chunkBytes: number,
+  seed: number,
+  into: number[] = [],
+): number[] {
   const chunks = Math.floor(bytes.length / chunkBytes);
   // A plain array: V8 allocates a Float64Array over 64 bytes outside the heap, which measured
   // ~2 us per call, more than hashing a 4 KB prompt.
-  const result: number[] = [];
   const words = new Int32Array(bytes.buffer, bytes.byteOffset, (chunks * chunkBytes) >>> 2);
   const wordsPerChunk = chunkBytes >>> 2;
-  let previous = seed;
-  for (let k = 0, w = 0; k < chunks; k++) {
+  const first = into.length;
+  let previous = first > 0 ? (into[first - 1] as number) : seed;
+  for (let k = first, w = 0; k < first + chunks; k++) {
     let a = (previous >>> 0) ^ M1;
     let b = ((previous / TWO_POW_32) >>> 0) ^ M2;
     let c = (previous >>> 0) ^ M3;
@@ -114,9 +123,9 @@ export function chunkHashes(bytes: Uint8Array, chunkBytes: number, seed: number)
       d ^= d >>> 14;
     }
     previous = combine(a, b, c, d, k);
-    result.push(previous);
+    into.push(previous);
   }
-  return result;
+  return into;
 }
 
 /** Prompt tokens estimated from canonical bytes (no tokenizer at the edge). */

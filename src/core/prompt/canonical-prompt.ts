@@ -14,9 +14,13 @@
  * prompts almost never contain; a prompt that does can at worst share a routing key with another,
  * which changes where it runs, never what it returns.
  *
- * The text is produced as a list of pieces rather than one string: a prompt of hundreds of KB
- * concatenated into one string must be flattened (a large-object allocation) before encoding,
- * which measured 7x slower than encoding the pieces, which JSON.parse already made flat.
+ * The text is written piece by piece to a sink (`chunk-writer.ts` encodes and hashes it as it
+ * comes), never joined: a prompt of hundreds of KB concatenated into one string must be
+ * flattened before encoding, which measured 7x slower, and a 16 MB prompt of token ids would be
+ * millions of small strings. Each field is visited once, so the cost is linear in the body;
+ * `tools` and unknown content parts are stringified whole by JSON.stringify, which is linear
+ * only because the Worker bounds the body's nesting depth before parsing it
+ * (`src/worker/validation/json-budget.ts`).
  */
 
 const STX = "\u0002";
@@ -36,97 +40,141 @@ function str(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
+/** Receives the canonical text in order. */
+export interface CanonicalSink {
+  /** Appends text. */
+  text(value: string): void;
+  /** Appends a token id as `${id},` (decimal digits and a comma). */
+  tokenId(id: number): void;
+}
+
+const TOOLS = `${STX}tools${RS}`;
+const PROMPT = `${STX}prompt${RS}`;
+
+/** A part the model sees as a tagged value (image, audio, file, or a type we do not know). */
+function writeTagged(tag: string, value: string, sink: CanonicalSink): void {
+  sink.text(SUB);
+  sink.text(tag);
+  sink.text(US);
+  sink.text(value);
+  sink.text(SUB);
+}
+
 /** One content part. Known OpenAI part types keep only what the model sees. */
-function renderPart(part: unknown): string {
-  if (typeof part === "string") return part;
-  if (!isObject(part)) return "";
+function writePart(part: unknown, sink: CanonicalSink): void {
+  if (typeof part === "string") {
+    sink.text(part);
+    return;
+  }
+  if (!isObject(part)) return;
   const type = str(part.type);
   switch (type) {
     case "text":
     case "input_text":
     case "output_text":
-      return str(part.text);
+      sink.text(str(part.text));
+      return;
     case "refusal":
-      return str(part.refusal);
+      sink.text(str(part.refusal));
+      return;
     case "image_url": {
       const image = part.image_url;
-      return `${SUB}image${US}${isObject(image) ? str(image.url) : str(image)}${SUB}`;
+      writeTagged("image", isObject(image) ? str(image.url) : str(image), sink);
+      return;
     }
     case "input_audio": {
       const audio = part.input_audio;
-      return `${SUB}audio${US}${isObject(audio) ? str(audio.data) : ""}${SUB}`;
+      writeTagged("audio", isObject(audio) ? str(audio.data) : "", sink);
+      return;
     }
     case "file": {
       const file = part.file;
-      const id = isObject(file) ? str(file.file_id) || str(file.file_data) : "";
-      return `${SUB}file${US}${id}${SUB}`;
+      writeTagged("file", isObject(file) ? str(file.file_id) || str(file.file_data) : "", sink);
+      return;
     }
     default:
-      return `${SUB}${type}${US}${JSON.stringify(part[type] ?? null)}${SUB}`;
+      writeTagged(type, JSON.stringify(part[type] ?? null), sink);
   }
 }
 
-function renderContent(content: unknown, out: string[]): void {
-  if (typeof content === "string") out.push(content);
-  else if (Array.isArray(content)) for (const part of content) out.push(renderPart(part));
+function writeContent(content: unknown, sink: CanonicalSink): void {
+  if (typeof content === "string") sink.text(content);
+  else if (Array.isArray(content)) for (const part of content) writePart(part, sink);
 }
 
-function renderToolCalls(calls: unknown, out: string[]): void {
-  if (!Array.isArray(calls)) return;
-  for (const call of calls) {
-    if (!isObject(call)) continue;
-    const fn = isObject(call.function) ? call.function : {};
-    out.push(`${GS}${str(fn.name)}${US}${str(fn.arguments)}`);
-  }
+function writeCall(fn: unknown, sink: CanonicalSink): void {
+  const call = isObject(fn) ? fn : {};
+  sink.text(GS);
+  sink.text(str(call.name));
+  sink.text(US);
+  sink.text(str(call.arguments));
 }
 
-function renderMessage(message: unknown, out: string[]): void {
+function writeMessage(message: unknown, sink: CanonicalSink): void {
   if (!isObject(message)) {
-    out.push(STX + ETX);
+    sink.text(STX + ETX);
     return;
   }
-  const name = typeof message.name === "string" ? US + message.name : "";
-  out.push(`${STX}${str(message.role)}${name}${RS}`);
-  renderContent(message.content, out);
-  renderToolCalls(message.tool_calls, out);
-  const legacy = message.function_call;
-  if (isObject(legacy)) out.push(`${GS}${str(legacy.name)}${US}${str(legacy.arguments)}`);
-  out.push(ETX);
+  sink.text(STX);
+  sink.text(str(message.role));
+  if (typeof message.name === "string") {
+    sink.text(US);
+    sink.text(message.name);
+  }
+  sink.text(RS);
+  writeContent(message.content, sink);
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) if (isObject(call)) writeCall(call.function, sink);
+  }
+  if (isObject(message.function_call)) writeCall(message.function_call, sink);
+  sink.text(ETX);
 }
 
-function renderPrompt(prompt: unknown, out: string[]): void {
+/**
+ * A completion prompt: a string, strings, token ids, or lists of token ids (records after the
+ * first separated by RS). Deeper nesting, which the API does not allow, is ignored.
+ */
+function writePrompt(prompt: unknown, sink: CanonicalSink): void {
   if (typeof prompt === "string") {
-    out.push(prompt);
+    sink.text(prompt);
     return;
   }
   if (!Array.isArray(prompt)) return;
   for (let i = 0; i < prompt.length; i++) {
     const item = prompt[i];
-    if (typeof item === "number") out.push(`${item},`);
-    else if (typeof item === "string" || Array.isArray(item)) {
-      if (i > 0) out.push(RS);
-      renderPrompt(item, out);
+    if (typeof item === "number") sink.tokenId(item);
+    else if (typeof item === "string") {
+      if (i > 0) sink.text(RS);
+      sink.text(item);
+    } else if (Array.isArray(item)) {
+      if (i > 0) sink.text(RS);
+      for (const id of item) if (typeof id === "number") sink.tokenId(id);
     }
   }
 }
 
-/** The canonical prompt of a chat or completions request body (already JSON-parsed), in pieces. */
-export function canonicalPieces(body: unknown): string[] {
-  const out: string[] = [];
-  if (!isObject(body)) return out;
+/** Write the canonical prompt of a chat or completions request body (already JSON-parsed). */
+export function writeCanonicalPrompt(body: unknown, sink: CanonicalSink): void {
+  if (!isObject(body)) return;
   if (Array.isArray(body.messages)) {
     if (Array.isArray(body.tools) && body.tools.length > 0) {
-      out.push(`${STX}tools${RS}${JSON.stringify(body.tools)}${ETX}`);
+      sink.text(TOOLS);
+      sink.text(JSON.stringify(body.tools));
+      sink.text(ETX);
     }
-    for (const message of body.messages) renderMessage(message, out);
+    for (const message of body.messages) writeMessage(message, sink);
   } else {
-    out.push(`${STX}prompt${RS}`);
-    renderPrompt(body.prompt, out);
+    sink.text(PROMPT);
+    writePrompt(body.prompt, sink);
   }
-  return out;
 }
 
-/** The canonical prompt text of a chat or completions request body. */
+/** The canonical prompt text of a chat or completions request body (tests, documentation). */
 export function canonicalPrompt(body: unknown): string {
-  return canonicalPieces(body).join("");
+  const pieces: string[] = [];
+  writeCanonicalPrompt(body, {
+    text: (value) => pieces.push(value),
+    tokenId: (id) => pieces.push(`${id},`),
+  });
+  return pieces.join("");
 }
