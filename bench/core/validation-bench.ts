@@ -1,0 +1,86 @@
+/**
+ * The edge's cost on the worst request shapes (`worst-shapes.ts`): what the Worker does to a
+ * body besides JSON.parse (the structural budget scan, validation, canonicalisation and
+ * hashing), in time and heap allocated, beside JSON.parse's own cost on the same body (the
+ * platform's, for reference; the budget scan is what spares it on rejected bodies).
+ * Targets from issue 9: at most 200 ms and 2x the body's size.
+ */
+import { promptKey } from "../../src/core/prompt/prompt-key.ts";
+import { ApiError } from "../../src/worker/errors/api-error.ts";
+import {
+  chatRequest,
+  completionRequest,
+  validateLlmRequest,
+} from "../../src/worker/routes/llm-request.ts";
+import { exceedsJsonBudget } from "../../src/worker/validation/json-budget.ts";
+import { allocatedBytes, tryGc } from "./heap.ts";
+import { quantiles } from "./table.ts";
+import { WORST_SHAPES } from "./worst-shapes.ts";
+
+export interface ShapeResult extends Record<string, string | number> {
+  shape: string;
+  "body MB": number;
+  outcome: string;
+  "edge ms": number;
+  "edge MB": number;
+  "edge x body": number;
+  "JSON.parse ms": number;
+  "JSON.parse MB": number;
+}
+
+const MB = 1024 * 1024;
+const RUNS = 5;
+
+/** The Worker's path minus JSON.parse (`parseJsonBody` scans, then parses): its outcome. */
+function edge(
+  bytes: Uint8Array,
+  body: Record<string, unknown>,
+  schema: typeof chatRequest | typeof completionRequest,
+): string {
+  const over = exceedsJsonBudget(bytes);
+  if (over) return `400 ${over.field ?? "body"}: ${over.reason}`;
+  try {
+    const request = validateLlmRequest(body, schema);
+    return `routed, ${promptKey(request).chunkHashes.length} chunks`;
+  } catch (error) {
+    if (error instanceof ApiError) return `${error.status} ${error.message}`;
+    throw error;
+  }
+}
+
+function millis(run: () => unknown): number {
+  const start = process.hrtime.bigint();
+  run();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+export function benchWorstShapes(): ShapeResult[] {
+  const gc = tryGc();
+  const results: ShapeResult[] = [];
+  for (const shape of WORST_SHAPES) {
+    const bytes = new TextEncoder().encode(shape.body());
+    const schema = shape.route === "chat" ? chatRequest : completionRequest;
+    let body: Record<string, unknown> = {};
+    let parseMs = 0;
+    const parseBytes = allocatedBytes(() => {
+      parseMs = millis(() => {
+        body = JSON.parse(new TextDecoder().decode(bytes));
+      });
+    }, gc);
+    const outcome = edge(bytes, body, schema);
+    const samples = Array.from({ length: RUNS }, () => millis(() => edge(bytes, body, schema)));
+    const edgeBytes = allocatedBytes(() => edge(bytes, body, schema), gc);
+    results.push({
+      shape: shape.name,
+      "body MB": bytes.length / MB,
+      outcome,
+      "edge ms": quantiles(samples).p50,
+      "edge MB": edgeBytes / MB,
+      "edge x body": edgeBytes / bytes.length,
+      "JSON.parse ms": parseMs,
+      "JSON.parse MB": parseBytes / MB,
+    });
+    body = {};
+  }
+  return results;
+}
