@@ -183,3 +183,18 @@ describe("promptKey", () => {
     );
   });
 });
+
+describe("content parts of unknown types", () => {
+  it("a type named like an Object.prototype member is hashed, not a TypeError (found by the fuzz)", () => {
+    for (const type of ["constructor", "toString", "__proto__", "hasOwnProperty", "valueOf"]) {
+      const chat = (part: unknown) => ({
+        model: "m",
+        messages: [{ role: "user", content: [part] }],
+      });
+      const bare = JSON.parse(`{"type":"${type}"}`);
+      const own = JSON.parse(`{"type":"${type}","${type}":{"a":1}}`);
+      expect(() => promptKey(chat(bare), 64), type).not.toThrow();
+      expect(canonicalPrompt(chat(own))).toContain(`${type}\u001f{"a":1}`);
+    }
+  });
+});

@@ -92,8 +92,12 @@ function writePart(part: unknown, sink: CanonicalSink): void {
       writeTagged("file", isObject(file) ? str(file.file_id) || str(file.file_data) : "", sink);
       return;
     }
-    default:
-      writeTagged(type, JSON.stringify(part[type] ?? null), sink);
+    default: {
+      // The part's own field only: `type` may be "constructor" or "toString", whose inherited
+      // values JSON.stringify turns into undefined.
+      const value: unknown = Object.getOwnPropertyDescriptor(part, type)?.value;
+      writeTagged(type, JSON.stringify(value ?? null), sink);
+    }
   }
 }
 
