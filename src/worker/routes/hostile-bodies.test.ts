@@ -85,7 +85,7 @@ describe("the structural budget (docs/api.md)", () => {
     await expectInvalid(await post("/v1/chat/completions", body), "x");
   });
 
-  it("nesting up to 128 levels is routed", async () => {
+  it("nesting up to 128 levels is routed, one more is a 400", async () => {
     // The body is depth 1; tools' array 2; its element 3..128.
     const body = `{"model":"${MODEL}","messages":[${JSON.stringify(hi)}],"tools":[${nested(126)}]}`;
     const res = await post("/v1/chat/completions", body);
@@ -95,7 +95,7 @@ describe("the structural budget (docs/api.md)", () => {
     await expectInvalid(await post("/v1/chat/completions", deeper), "tools");
   });
 
-  it("more objects and arrays than the budget is a 400 (was: routed after ~1 s of JSON.parse)", async () => {
+  it("more objects and arrays than the budget is a 400 (was: parsed, ~120 ns and ~30 bytes each)", async () => {
     const many = Array(262_144).fill("[]").join(",");
     const body = `{"model":"${MODEL}","messages":[${JSON.stringify(hi)}],"metadata":[${many}]}`;
     expect(await expectInvalid(await post("/v1/chat/completions", body), "metadata")).toContain(

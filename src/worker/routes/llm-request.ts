@@ -54,13 +54,14 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
 
 /** The body as JSON, once it fits the structural budget; every failure is a 400. */
 export function parseJsonBody(bytes: ArrayBuffer): Record<string, unknown> {
-  const over = exceedsJsonBudget(new Uint8Array(bytes));
+  const text = new TextDecoder().decode(bytes);
+  const over = exceedsJsonBudget(text);
   if (over) {
     throw invalidRequest("invalid_value", `${over.field ?? "body"}: ${over.reason}`, over.field);
   }
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder().decode(bytes));
+    body = JSON.parse(text);
   } catch {
     throw invalidRequest("invalid_json", "request body is not valid JSON");
   }

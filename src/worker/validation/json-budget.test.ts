@@ -2,8 +2,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { exceedsJsonBudget, type JsonBudget } from "./json-budget.ts";
 
-const utf8 = (text: string) => new TextEncoder().encode(text);
-
 /** The reference: the same measures, taken from the parsed value. */
 function measure(value: unknown, depth = 1): JsonBudget {
   const total = { maxDepth: 0, maxContainers: 0, maxKeys: 0, maxStrings: 0 };
@@ -30,14 +28,13 @@ describe("exceedsJsonBudget", () => {
     const json = fc.jsonValue({ maxDepth: 6 }).map((v) => JSON.stringify(v));
     fc.assert(
       fc.property(json, fc.boolean(), (text, spaced) => {
-        const spacedText = spaced ? JSON.stringify(JSON.parse(text), null, 1) : text;
-        const bytes = utf8(spacedText);
+        const body = spaced ? JSON.stringify(JSON.parse(text), null, 1) : text;
         const exact = measure(JSON.parse(text));
-        expect(exceedsJsonBudget(bytes, exact)).toBeUndefined();
+        expect(exceedsJsonBudget(body, exact)).toBeUndefined();
         for (const key of MEASURES) {
           if (exact[key] === 0) continue;
           const tight = { ...exact, [key]: exact[key] - 1 };
-          expect(exceedsJsonBudget(bytes, tight)).toBeDefined();
+          expect(exceedsJsonBudget(body, tight)).toBeDefined();
         }
       }),
       { numRuns: 500 },
@@ -46,7 +43,7 @@ describe("exceedsJsonBudget", () => {
 
   it("ignores brackets, braces, colons and escaped quotes inside strings", () => {
     const text = JSON.stringify({ a: '[{"x":1}] \\" \\\\', b: ['"', "\\", "}}}]]]"] });
-    expect(exceedsJsonBudget(utf8(text), measure(JSON.parse(text)))).toBeUndefined();
+    expect(exceedsJsonBudget(text, measure(JSON.parse(text)))).toBeUndefined();
     expect(measure(JSON.parse(text))).toEqual({
       maxDepth: 2,
       maxContainers: 2,
@@ -58,24 +55,24 @@ describe("exceedsJsonBudget", () => {
   it("names the top-level field where the budget ran out, unescaped", () => {
     const budget = { maxDepth: 3, maxContainers: 100, maxKeys: 100, maxStrings: 100 };
     const text = '{"model":"m","tool\\u0073":[{"a":[[1]]}],"after":[]}';
-    expect(exceedsJsonBudget(utf8(text), budget)).toEqual({
+    expect(exceedsJsonBudget(text, budget)).toEqual({
       field: "tools",
       reason: "nested deeper than 3 levels",
     });
     const valueNotName = '{"model":"tools","x":[[[[1]]]]}';
-    expect(exceedsJsonBudget(utf8(valueNotName), budget)?.field).toBe("x");
+    expect(exceedsJsonBudget(valueNotName, budget)?.field).toBe("x");
   });
 
   it("has no field when the body is not an object", () => {
     const budget = { maxDepth: 2, maxContainers: 100, maxKeys: 100, maxStrings: 100 };
-    expect(exceedsJsonBudget(utf8('["a",[["b"]]]'), budget)).toEqual({
+    expect(exceedsJsonBudget('["a",[["b"]]]', budget)).toEqual({
       field: undefined,
       reason: "nested deeper than 2 levels",
     });
   });
 
   it("leaves malformed JSON to JSON.parse", () => {
-    expect(exceedsJsonBudget(utf8('{"unterminated'))).toBeUndefined();
-    expect(exceedsJsonBudget(utf8("]]]}}}"))).toBeUndefined();
+    expect(exceedsJsonBudget('{"unterminated')).toBeUndefined();
+    expect(exceedsJsonBudget("]]]}}}")).toBeUndefined();
   });
 });
