@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { benchHashing } from "./hash-bench.ts";
 import { benchRadixIndex } from "./radix-index-bench.ts";
 import { benchRoute } from "./route-bench.ts";
-import { printColumns, printTable, type Row } from "./table.ts";
-import { benchWorstShapes } from "./validation-bench.ts";
+import { printTable, type Row } from "./table.ts";
+import { benchWorstShapes, printWorstShapes } from "./validation-bench.ts";
 
 /** A section runs once; its results are printed and saved under its title. */
 type Section = [title: string, run: (title: string) => unknown[]];
@@ -23,23 +23,11 @@ const rows =
 
 function worstShapes(title: string) {
   const result = benchWorstShapes();
-  printColumns(
-    title,
-    [
-      "shape",
-      "body MB",
-      "edge ms",
-      "edge MB",
-      "edge x body",
-      "JSON.parse ms",
-      "JSON.parse MB",
-      "outcome",
-    ],
-    result,
-  );
+  printWorstShapes(title, result);
   console.log(
     "edge: budget scan, validation, canonicalise and hash (median of 5); MB: V8 heap allocated.\n" +
-      "JSON.parse: the platform's cost on the same body (one run), spared when the scan rejects it.",
+      "JSON.parse: the platform's cost on the same body (decode and parse, one run), spared when\n" +
+      "the scan rejects the body.",
   );
   return result;
 }

@@ -14,7 +14,6 @@ import {
 } from "../../src/worker/routes/llm-request.ts";
 import { exceedsJsonBudget } from "../../src/worker/validation/json-budget.ts";
 import { allocatedBytes, tryGc } from "./heap.ts";
-import { quantiles } from "./table.ts";
 import { WORST_SHAPES } from "./worst-shapes.ts";
 
 export interface ShapeResult extends Record<string, string | number> {
@@ -48,6 +47,8 @@ function edge(
   }
 }
 
+const median = (samples: number[]) => samples.sort((a, b) => a - b)[samples.length >> 1] as number;
+
 function millis(run: () => unknown): number {
   const start = process.hrtime.bigint();
   run();
@@ -76,7 +77,7 @@ export function benchWorstShapes(): ShapeResult[] {
       shape: shape.name,
       "body MB": bytes.length / MB,
       outcome,
-      "edge ms": quantiles(samples).p50,
+      "edge ms": median(samples),
       "edge MB": edgeBytes / MB,
       "edge x body": edgeBytes / bytes.length,
       "JSON.parse ms": parseMs,
@@ -86,4 +87,34 @@ export function benchWorstShapes(): ShapeResult[] {
     body = {};
   }
   return results;
+}
+
+const COLUMNS = [
+  "shape",
+  "body MB",
+  "edge ms",
+  "edge MB",
+  "edge x body",
+  "JSON.parse ms",
+  "JSON.parse MB",
+  "outcome",
+] as const;
+
+const figure = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) : v.toPrecision(3));
+
+/** One row per shape: names left-aligned, figures right-aligned. */
+export function printWorstShapes(title: string, results: readonly ShapeResult[]): void {
+  const cells = results.map((r) =>
+    COLUMNS.map((c) => (typeof r[c] === "number" ? figure(r[c]) : String(r[c]))),
+  );
+  const widths = COLUMNS.map((c, i) =>
+    Math.max(c.length, ...cells.map((row) => row[i]?.length ?? 0)),
+  );
+  const left = (i: number) => i === 0 || i === COLUMNS.length - 1;
+  const line = (row: readonly string[]) =>
+    row.map((x, i) => (left(i) ? x.padEnd(widths[i] ?? 0) : x.padStart(widths[i] ?? 0))).join("  ");
+  console.log(`\n${title}`);
+  console.log(line(COLUMNS));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of cells) console.log(line(row));
 }
