@@ -349,9 +349,12 @@ const event = mostly(
     fc.record({ type: weird, extra: anything }),
   ),
 );
+// With and without the batch `id` and `at` that replay protection adds (issue 9, item 3).
 const batch = fc.record(
   {
     origin: mostly(fc.constantFrom(VICTIM, "nobody")),
+    id: mostly(fc.uuid()),
+    at: mostly(fc.constant(0).map(() => Date.now())),
     events: mostly(fc.array(event, { minLength: 1, maxLength: 5 })),
   },
   { requiredKeys: ["origin", "events"] },
