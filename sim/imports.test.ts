@@ -17,7 +17,8 @@ const mayImport: Record<string, readonly string[]> = {
   /** Test origins and helpers; the end-to-end tests start the same origins in Node. */
   "src/worker/test": ["src/worker/test", "src/worker", "src/core"],
   sim: ["sim", "src/core"],
-  bench: ["bench", "sim", "src/core"],
+  /** bench:core also measures the Worker's pure request checks (src/worker/validation). */
+  bench: ["bench", "sim", "src/core", "src/worker"],
   tools: ["tools", "sim", "src/core"],
   test: ["test", "tools", "sim", "src/core", "src/worker/test"],
 };

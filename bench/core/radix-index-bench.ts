@@ -12,11 +12,10 @@
  * Run directly: `npx node bench/core/radix-index-bench.ts` (also part of `npm run bench:core`).
  */
 import { fileURLToPath } from "node:url";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { quantile } from "../../sim/report/stats.ts";
 import { RadixIndex } from "../../src/core/radix-index/radix-index.ts";
 import { createRng, type Rng } from "../../src/core/rng.ts";
+import { tryGc } from "./heap.ts";
 import { printTable, type Row } from "./table.ts";
 
 export interface RadixBenchOptions {
@@ -87,17 +86,6 @@ function workload(rng: Rng, origins: number, planned: number) {
     }
   }
   return { systems, sessions, turns };
-}
-
-function tryGc(): (() => void) | undefined {
-  const g = (globalThis as { gc?: () => void }).gc;
-  if (g) return g;
-  try {
-    setFlagsFromString("--expose-gc");
-    return runInNewContext("gc") as () => void;
-  } catch {
-    return undefined;
-  }
 }
 
 function memory(): number {

@@ -5,6 +5,9 @@
  * platform's, for reference; the budget scan is what spares it on rejected bodies).
  * Targets from issue 9: at most 200 ms and 2x the body's size.
  */
+
+import { quantile } from "../../sim/report/stats.ts";
+import { formatTable } from "../../sim/report/table.ts";
 import { promptKey } from "../../src/core/prompt/prompt-key.ts";
 import { ApiError } from "../../src/worker/errors/api-error.ts";
 import {
@@ -47,7 +50,11 @@ function edge(
   }
 }
 
-const median = (samples: number[]) => samples.sort((a, b) => a - b)[samples.length >> 1] as number;
+const median = (samples: number[]) =>
+  quantile(
+    samples.sort((a, b) => a - b),
+    0.5,
+  );
 
 function millis(run: () => unknown): number {
   const start = process.hrtime.bigint();
@@ -104,17 +111,10 @@ const figure = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(2) :
 
 /** One row per shape: names left-aligned, figures right-aligned. */
 export function printWorstShapes(title: string, results: readonly ShapeResult[]): void {
-  const cells = results.map((r) =>
+  const rows = results.map((r) =>
     COLUMNS.map((c) => (typeof r[c] === "number" ? figure(r[c]) : String(r[c]))),
   );
-  const widths = COLUMNS.map((c, i) =>
-    Math.max(c.length, ...cells.map((row) => row[i]?.length ?? 0)),
-  );
-  const left = (i: number) => i === 0 || i === COLUMNS.length - 1;
-  const line = (row: readonly string[]) =>
-    row.map((x, i) => (left(i) ? x.padEnd(widths[i] ?? 0) : x.padStart(widths[i] ?? 0))).join("  ");
+  const align = COLUMNS.map((_, i) => (i === 0 || i === COLUMNS.length - 1 ? "left" : "right"));
   console.log(`\n${title}`);
-  console.log(line(COLUMNS));
-  console.log(widths.map((w) => "-".repeat(w)).join("  "));
-  for (const row of cells) console.log(line(row));
+  console.log(formatTable(rows, { header: COLUMNS, align }));
 }
