@@ -5,7 +5,7 @@
  * `npm run bench:core` (worst request shapes), not asserted here.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, origin, pool, putSettings } from "../test/helpers.ts";
+import { call, hits, origin, pool, putSettings } from "../test/helpers.ts";
 
 const MODEL = "hostile-bodies-model";
 const hi = { role: "user", content: "hi" };
@@ -124,4 +124,22 @@ describe("the structural budget (docs/api.md)", () => {
     expect(body.error.param).toBeNull();
     expect(body.error.message).toMatch(/^body: nested deeper/);
   });
+});
+
+describe("body fields that steer where engines fetch KV (issue 9, item 8's body twin)", () => {
+  it.each([
+    ["kv_transfer_params", { do_remote_prefill: true, remote_host: "10.0.0.1", remote_port: 5600 }],
+    ["bootstrap_host", "10.0.0.1"],
+    ["bootstrap_port", 8998],
+    ["bootstrap_room", 42],
+  ])(
+    "a client's %s reached the origin: refused, naming it, and never forwarded",
+    async (field, value) => {
+      const before = await hits("hb-a");
+      const body = JSON.stringify({ model: MODEL, messages: [hi], [field]: value });
+      const message = await expectInvalid(await post("/v1/chat/completions", body), field);
+      expect(message).toContain("set by the router");
+      expect(await hits("hb-a")).toBe(before);
+    },
+  );
 });

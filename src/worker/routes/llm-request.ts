@@ -14,6 +14,7 @@ import { z } from "zod";
 import { invalidRequest } from "../errors/api-error.ts";
 import { exceedsJsonBudget } from "../validation/json-budget.ts";
 import { type FieldIssue, messagesIssue, promptIssue } from "../validation/llm-fields.ts";
+import { routerOwnedField } from "../validation/router-owned-fields.ts";
 
 const model = z.string().min(1).max(256);
 
@@ -76,6 +77,14 @@ export function validateLlmRequest(
   body: Record<string, unknown>,
   schema: typeof chatRequest | typeof completionRequest,
 ): LlmRequest {
+  const owned = routerOwnedField(body);
+  if (owned !== undefined) {
+    throw invalidRequest(
+      "invalid_value",
+      `${owned}: is set by the router for disaggregated serving, never by a client`,
+      owned,
+    );
+  }
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
