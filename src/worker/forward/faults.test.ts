@@ -245,4 +245,25 @@ describe("headers toward origins", () => {
     await res.text();
     await settled("headers");
   });
+
+  it("Expect reached the origin, which answered 417 to the client: dropped, the request routes", async () => {
+    const res = await chat("headers", hello, { headers: { expect: "x" } });
+    expect(res.status).toBe(200);
+    await res.text();
+    await settled("headers");
+  });
+
+  it("client headers past the origin's limit came back as a 431 or 502 from it: the router answers 431 itself", async () => {
+    const before = await hits("fa-headers");
+    const big = "x".repeat(9000);
+    const res = await chat("headers", hello, { headers: { "x-one": big, "x-two": big } });
+    const body = (await res.json()) as { error: Record<string, unknown> };
+    expect({ status: res.status, code: body.error.code, type: body.error.type }).toEqual({
+      status: 431,
+      code: "request_header_fields_too_large",
+      type: "invalid_request_error",
+    });
+    expect(await hits("fa-headers")).toBe(before);
+    expect(await outstanding("headers")).toBe(0);
+  });
 });

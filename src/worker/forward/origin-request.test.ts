@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { clientHeaders, originHeaders, originUrl } from "./origin-request.ts";
+import {
+  checkForwardedHeaders,
+  clientHeaders,
+  MAX_FORWARDED_HEADER_BYTES,
+  originHeaders,
+  originUrl,
+} from "./origin-request.ts";
 
 describe("originUrl", () => {
   it.each([
@@ -98,5 +104,31 @@ describe("clientHeaders", () => {
       "content-type": "text/event-stream",
       "x-engine": "vllm",
     });
+  });
+});
+
+describe("client headers the fuzz found (issue 9)", () => {
+  it("a Connection item that is no header name was a 500: it names nothing and is ignored", () => {
+    const out = originHeaders(
+      new Headers({ connection: "a b, x-hop, (x)", "x-hop": "1" }),
+      undefined,
+      "r",
+    );
+    expect(out.has("x-hop")).toBe(false);
+    expect(out.has("connection")).toBe(false);
+  });
+
+  it("Expect reached the origin, which answered 417: it is dropped", () => {
+    const out = originHeaders(new Headers({ expect: "100-continue" }), undefined, "r");
+    expect(out.has("expect")).toBe(false);
+  });
+
+  it("client headers past what origins accept are a 431, counted as forwarded", () => {
+    const big = "x".repeat(MAX_FORWARDED_HEADER_BYTES);
+    expect(() => checkForwardedHeaders(new Headers({ "x-big": big }))).toThrow(
+      expect.objectContaining({ status: 431, code: "request_header_fields_too_large" }),
+    );
+    // A dropped header (the client's own credentials) is not forwarded, so it does not count.
+    expect(() => checkForwardedHeaders(new Headers({ authorization: big }))).not.toThrow();
   });
 });

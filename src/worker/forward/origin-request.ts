@@ -21,7 +21,30 @@ const HOP_BY_HOP = [
   "transfer-encoding",
   "upgrade",
 ];
-const CLIENT_ONLY = ["authorization", "cookie", "host", "content-length", "x-api-key", "api-key"];
+/**
+ * `expect` too: the Worker already holds the whole body, and an origin asked to `100-continue`
+ * (or anything it does not know) answers 417 with nothing the client can use.
+ */
+const CLIENT_ONLY = [
+  "authorization",
+  "cookie",
+  "host",
+  "content-length",
+  "expect",
+  "x-api-key",
+  "api-key",
+];
+
+/**
+ * Client headers forwarded at most, in bytes (`name: value\r\n` each). vLLM's server (h11) and
+ * Node refuse a header block past 16 KiB with 431, which would reach the client as a failed
+ * origin (502) after failing over, so the router refuses at once what no origin would take,
+ * leaving room for the origin's own key and the request id.
+ */
+export const MAX_FORWARDED_HEADER_BYTES = 8 * 1024;
+
+/** RFC 9110 section 5.6.2 `token`: what a field name listed in Connection must be. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
  * Headers by which a client could choose an upstream address or a worker behind the origin
@@ -65,9 +88,11 @@ const DROPPED_PREFIXES = [...STEERING_PREFIXES, ...EDGE_PREFIXES];
 
 function stripHopByHop(headers: Headers): void {
   // Headers the sender listed in Connection are hop-by-hop too.
+  // Headers the sender listed in Connection are hop-by-hop too; an item that is no field name
+  // names no header (and `delete` would throw on it).
   for (const name of (headers.get("connection") ?? "").split(",")) {
     const trimmed = name.trim();
-    if (trimmed) headers.delete(trimmed);
+    if (TOKEN.test(trimmed)) headers.delete(trimmed);
   }
   for (const name of HOP_BY_HOP) headers.delete(name);
 }
@@ -109,6 +134,25 @@ export function originHeaders(
   if (apiKey !== undefined) headers.set("authorization", `Bearer ${apiKey}`);
   headers.set("x-request-id", requestId);
   return headers;
+}
+
+/** Bytes of the header block `headers` makes on the wire (HTTP/1.1). */
+export function headerBlockBytes(headers: Headers): number {
+  let bytes = 0;
+  for (const [name, value] of headers) bytes += name.length + value.length + 4;
+  return bytes;
+}
+
+/** A 431 when the client headers the origin would get are more than any origin takes. */
+export function checkForwardedHeaders(client: Headers): void {
+  const bytes = headerBlockBytes(originHeaders(client, undefined, ""));
+  if (bytes <= MAX_FORWARDED_HEADER_BYTES) return;
+  throw new ApiError(
+    431,
+    "invalid_request_error",
+    "request_header_fields_too_large",
+    `request headers forwarded to the origin take ${bytes} bytes; at most ${MAX_FORWARDED_HEADER_BYTES} are accepted`,
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import { promptKey } from "../../core/prompt/prompt-key.ts";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, modelNotFound } from "../errors/api-error.ts";
 import { forward } from "../forward/forward.ts";
+import { checkForwardedHeaders } from "../forward/origin-request.ts";
 import { requestLog } from "../observability/request-log.ts";
 import { routeRequest } from "../routing/route-request.ts";
 import { currentSettings } from "../settings/settings-cache.ts";
@@ -44,6 +45,7 @@ function completionsHandler(
 ): MiddlewareHandler<AppEnv> {
   return async function completions(c) {
     const record = c.get("record");
+    checkForwardedHeaders(c.req.raw.headers);
     const settings = await currentSettings(c.env);
     const bytes = await c.req.arrayBuffer();
     const body = parseLlmRequest(bytes, schema);
