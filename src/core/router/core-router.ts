@@ -133,6 +133,11 @@ export class CoreRouter {
       if (keep.has(id)) continue;
       this.#index.removeOrigin(slot);
       this.#board.remove(slot);
+      // Its requests in flight go with it (the board drops their leases): their completions
+      // must not land on the next origin to take the slot.
+      for (const [ticket, pending] of this.#pending) {
+        if (pending.slot === slot) this.#pending.delete(ticket);
+      }
       this.#slots[slot] = undefined;
       this.#slotOf.delete(id);
     }
