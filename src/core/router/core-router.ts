@@ -554,6 +554,32 @@ export class CoreRouter {
     });
   }
 
+  /**
+   * Test-only: throws if the router's bookkeeping disagrees with itself (a ticket without its
+   * lease, an origin's slot or capacity out of step with the index) or the index's invariants
+   * are broken. O(size): never on a hot path.
+   */
+  checkInvariants(): void {
+    this.#index.checkInvariants();
+    const fail = (msg: string): never => {
+      throw new Error(`router invariant broken: ${msg}`);
+    };
+    if (this.#pending.size !== this.#board.outstanding) {
+      fail(`${this.#pending.size} tickets but ${this.#board.outstanding} leases`);
+    }
+    for (const [ticket, pending] of this.#pending) {
+      if (this.#board.lookup(ticket)?.origin !== pending.slot) fail(`ticket ${ticket}'s lease`);
+      if (this.#slots[pending.slot] === undefined) fail(`ticket ${ticket} on a free slot`);
+    }
+    for (const slot of this.#order) {
+      const s = this.#slots[slot] as Slot;
+      if (this.#slotOf.get(s.settings.id) !== slot) fail(`origin ${s.settings.id}'s slot`);
+      if (this.#index.capacity(slot) !== s.effectiveChunks) fail(`slot ${slot}'s capacity`);
+      if (s.effectiveChunks > s.configuredChunks) fail(`slot ${slot} over its configured size`);
+    }
+    if (this.#slotOf.size !== this.#order.length) fail("slots of origins not in settings");
+  }
+
   /** Policy settings in force (for the state page). */
   get policySettings(): PolicySettings {
     return this.#pool.policy;
