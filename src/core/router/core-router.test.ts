@@ -269,6 +269,20 @@ describe("CoreRouter", () => {
     expect(fresh.stats(0).index.chunks).toBe(reference.stats(0).index.chunks);
   });
 
+  it("bug: after a restore, new origins skipped free slots below the highest saved (256 threw)", () => {
+    const many = Array.from({ length: 256 }, (_, i) => ({ id: `o${i}`, url: `http://o${i}.test` }));
+    const r = new CoreRouter(parsePool({ origins: many }), { model: "m" });
+    r.applySettings(parsePool({ origins: many.slice(1) })); // slot 0 is free
+    const bytes = r.snapshot();
+    const full = parsePool({ origins: [...many.slice(1), { id: "new", url: "http://new.test" }] });
+    const fresh = new CoreRouter(full, { model: "m" });
+    fresh.restore(bytes);
+    fresh.checkInvariants();
+    expect(fresh.stats(0).origins.map((o) => o.id)).toContain("new");
+    fresh.ingest("new", [{ type: "capacity", kvCapacityTokens: 6400 }], 0);
+    expect(fresh.stats(0).origins.at(-1)).toMatchObject({ id: "new", capacityTokens: 6400 });
+  });
+
   it("is deterministic for a seed", () => {
     const run = () => {
       const r = router("random", {}, 42);

@@ -144,7 +144,8 @@ export class CoreRouter {
     this.#order = pool.origins.map((settings) => {
       let slot = this.#slotOf.get(settings.id);
       if (slot === undefined) {
-        slot = this.#slots.indexOf(undefined);
+        // findIndex, not indexOf: a restored array has holes, which indexOf skips.
+        slot = this.#slots.findIndex((s) => !s);
         if (slot < 0) slot = this.#slots.length;
         this.#slots[slot] = {
           settings,
