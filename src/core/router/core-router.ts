@@ -4,29 +4,34 @@
  * snapshot, the Worker's fallback holds one with `prefix-hash`, and the simulator drives one
  * directly. It never reads the clock (`now` is passed in, milliseconds) or a global random source.
  *
- * route:    match the hashes, let the policy decide over the load board's view, then count the
- *           request against the origin (a lease) and record in the index that the origin will
- *           hold the prompt once it has prefilled it (as SGLang's tree and Dynamo's approximate
- *           mode do), so the next request with this prefix sees it at once.
- * reroute:  the origin failed before its first byte; undo the speculative ownership, count the
- *           failure, move the lease to the alternate that is tried next.
- * complete: release the lease; a failure undoes the speculative ownership; engine truth
- *           (cached tokens) corrects the origin's effective capacity: a prefix the index thought
- *           cached but the engine had evicted means the engine keeps less than the index assumes
- *           (its KV also holds running requests), so capacity shrinks by 5%; confirmed hits let it
- *           grow back towards the configured or reported size.
+ * Its parts live beside it: origin ids to slots and the settings order (origin-slots.ts) and
+ * capacity learned from engine reports (capacity-learner.ts).
+ *
+ * route:    match the hashes, let the policy decide over the load board's view, then lease the
+ *           request to the origin and claim in the index that the origin will hold the prompt
+ *           once it has prefilled it (as SGLang's tree and Dynamo's approximate mode do), so the
+ *           next request with this prefix sees it at once.
+ * reroute:  the origin failed before its first byte; take back the claim, count the failure,
+ *           lease to the alternate tried next and claim there.
+ * cancel:   the ticket will not be used: release it as if never routed.
+ * complete: release the lease; a failure before the first byte takes back the claim; engine
+ *           truth (cached tokens) corrects the origin's capacity.
+ * ingest:   engine events: load, capacity, cache reset, health.
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { EngineEvent } from "../engine-events.ts";
 import { LoadBoard } from "../load-board/load-board.ts";
-import { createPolicy, type PolicySettings } from "../policies/index.ts";
-import type { OriginView, Policy } from "../policies/policy.ts";
+import { asPosition, type Position, type Slot } from "../origin-indexes.ts";
+import { createPolicy } from "../policies/index.ts";
+import type { OriginView, Policy, PolicyContext } from "../policies/policy.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { RadixIndex } from "../radix-index/radix-index.ts";
 import { createRng, type Rng } from "../rng.ts";
-import type { OriginSettings, PoolSettings } from "../settings/settings-schema.ts";
+import type { PoolSettings } from "../settings/settings-schema.ts";
+import { CapacityLearner } from "./capacity-learner.ts";
 import { DecisionLog } from "./decision-log.ts";
 import { HotPrefixes } from "./hot-prefixes.ts";
+import { OriginSlots } from "./origin-slots.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import type {
   FailureKind,
@@ -39,9 +44,8 @@ import type {
 } from "./router-types.ts";
 import { ShadowEvaluation } from "./shadow-evaluation.ts";
 
-export const MAX_ORIGINS = 256;
-const SHRINK_ON_MISS = 0.95;
-const MIN_CAPACITY_FRACTION = 0.1;
+/** Slots of the index (the settings allow as many origins). */
+const MAX_ORIGINS = 256;
 /** Hot prefixes listed by `stats`. */
 const HOT_PREFIXES_SHOWN = 10;
 
@@ -53,22 +57,16 @@ export interface CoreRouterOptions {
   ticketPrefix?: string;
 }
 
-interface Slot {
-  settings: OriginSettings;
-  /** Capacity in tokens from an engine report, which overrides settings. */
-  reportedTokens: number | null;
-  /** Capacity from settings or report, in chunks. */
-  configuredChunks: number;
-  /** Capacity the index currently enforces, in chunks (shrinks on misses, regrows on hits). */
-  effectiveChunks: number;
-  routed: number;
-}
-
-interface Pending {
+/**
+ * What a ticket's origin is claimed to hold once it prefills the prompt (the whole prompt, in
+ * the index at once), and what it held before: a failure before its first byte truncates the
+ * claim back to `matchedChunks`.
+ */
+interface Claim {
   readonly hashes: ArrayLike<number>;
-  slot: number;
-  matchedChunks: number;
-  matchedTokens: number;
+  readonly slot: Slot;
+  readonly matchedChunks: number;
+  readonly matchedTokens: number;
 }
 
 export class CoreRouter {
@@ -76,22 +74,22 @@ export class CoreRouter {
   #pool!: PoolSettings;
   #policy!: Policy;
   #policyKey = "";
-  #rng: Rng;
-  #seed: number;
-  #shadows = new ShadowEvaluation();
-  #hot = new HotPrefixes();
+  readonly #rng: Rng;
+  readonly #seed: number;
+  readonly #shadows = new ShadowEvaluation();
+  readonly #hot = new HotPrefixes();
   #index!: RadixIndex;
   #board: LoadBoard;
-  #slots: (Slot | undefined)[] = [];
-  #order: number[] = [];
-  #slotOf = new Map<string, number>();
-  #pending = new Map<string, Pending>();
-  #log = new DecisionLog();
-  #accuracy = { reports: 0, predictedTokens: 0, cachedTokens: 0, promptTokens: 0 };
-  #failures: Partial<Record<FailureKind, number>> = {};
-  #ticketPrefix: string;
-  #tickets = 0;
-  #matched = new Int32Array(MAX_ORIGINS);
+  readonly #slots = new OriginSlots();
+  readonly #capacity: CapacityLearner;
+  /** Live tickets: routed, and not yet completed, cancelled, expired or gone with their origin. */
+  readonly #tickets = new Map<string, Claim>();
+  readonly #ticketPrefix: string;
+  #issued = 0;
+  readonly #log = new DecisionLog();
+  readonly #failures: Partial<Record<FailureKind, number>> = {};
+  /** By slot: leading chunks of the last matched prompt each origin holds. */
+  readonly #matched = new Int32Array(MAX_ORIGINS);
 
   constructor(pool: PoolSettings, options: CoreRouterOptions) {
     this.model = options.model;
@@ -99,11 +97,14 @@ export class CoreRouter {
     this.#rng = createRng(this.#seed);
     this.#ticketPrefix = options.ticketPrefix ?? "t";
     this.#board = new LoadBoard(boardOptions(pool));
+    this.#capacity = new CapacityLearner(tokensPerChunk(pool), (slot, chunks) =>
+      this.#index.setCapacity(slot, chunks),
+    );
     this.applySettings(pool);
   }
 
   get tokensPerChunk(): number {
-    return this.#pool.chunkBytes / BYTES_PER_TOKEN;
+    return tokensPerChunk(this.#pool);
   }
 
   get policyName(): string {
@@ -112,15 +113,14 @@ export class CoreRouter {
 
   /** Take new pool settings; state of origins that stay is kept. Settings arrive validated. */
   applySettings(pool: PoolSettings): void {
-    const rechunked = !this.#pool || this.#pool.chunkBytes !== pool.chunkBytes;
-    const resized = !this.#pool || this.#pool.indexMaxChunks !== pool.indexMaxChunks;
+    const old = this.#pool as PoolSettings | undefined;
     this.#pool = pool;
     this.#board.options = boardOptions(pool);
-    if (rechunked || resized) {
+    if (old?.chunkBytes !== pool.chunkBytes || old.indexMaxChunks !== pool.indexMaxChunks) {
       // Hashes of another chunk size name other prefixes: the old index is meaningless.
       this.#index = new RadixIndex({ maxOrigins: MAX_ORIGINS, maxChunks: pool.indexMaxChunks });
       this.#hot.clear();
-      for (const s of this.#slots) if (s) s.configuredChunks = 0;
+      this.#capacity.reindex(this.tokensPerChunk);
     }
     this.#shadows.configure(pool.shadowPolicies, this.#seed);
     const policyKey = JSON.stringify(pool.policy);
@@ -128,160 +128,125 @@ export class CoreRouter {
       this.#policy = createPolicy(pool.policy);
       this.#policyKey = policyKey;
     }
-    const keep = new Set(pool.origins.map((o) => o.id));
-    for (const [id, slot] of this.#slotOf) {
-      if (keep.has(id)) continue;
-      this.#index.removeOrigin(slot);
-      this.#board.remove(slot);
-      // Its requests in flight go with it (the board drops their leases): their completions
-      // must not land on the next origin to take the slot.
-      for (const [ticket, pending] of this.#pending) {
-        if (pending.slot === slot) this.#pending.delete(ticket);
-      }
-      this.#slots[slot] = undefined;
-      this.#slotOf.delete(id);
-    }
-    this.#order = pool.origins.map((settings) => {
-      let slot = this.#slotOf.get(settings.id);
-      if (slot === undefined) {
-        // findIndex, not indexOf: a restored array has holes, which indexOf skips.
-        slot = this.#slots.findIndex((s) => !s);
-        if (slot < 0) slot = this.#slots.length;
-        this.#slots[slot] = {
-          settings,
-          reportedTokens: null,
-          configuredChunks: 0,
-          effectiveChunks: 0,
-          routed: 0,
-        };
-        this.#slotOf.set(settings.id, slot);
-      }
-      const s = this.#slots[slot] as Slot;
-      s.settings = settings;
+    for (const slot of this.#slots.sync(pool.origins)) this.#clear(slot);
+    this.#configureOrigins();
+  }
+
+  /** Each origin's prefill speed and capacity from settings (a no-op where nothing changed). */
+  #configureOrigins(): void {
+    const pool = this.#pool;
+    for (const slot of this.#slots.order) {
+      const { settings } = this.#slots.at(slot);
       this.#board.ensure(slot, settings.prefillTokensPerSecond ?? pool.prefillTokensPerSecond);
-      this.#configure(slot);
-      return slot;
-    });
+      this.#capacity.configure(slot, settings.kvCapacityTokens ?? pool.kvCapacityTokens);
+    }
   }
 
-  /** Recompute an origin's configured capacity; a change resets what was learned. */
-  #configure(slot: number): void {
-    const s = this.#slots[slot] as Slot;
-    const tokens = s.reportedTokens ?? s.settings.kvCapacityTokens ?? this.#pool.kvCapacityTokens;
-    const chunks = Math.max(1, Math.floor(tokens / this.tokensPerChunk));
-    if (chunks === s.configuredChunks) return;
-    s.configuredChunks = chunks;
-    this.#setCapacity(slot, chunks);
-  }
-
-  #setCapacity(slot: number, chunks: number): void {
-    const s = this.#slots[slot] as Slot;
-    s.effectiveChunks = chunks;
-    this.#index.setCapacity(slot, chunks);
-  }
-
-  #views(now: number): OriginView[] {
-    return this.#order.map((slot) => {
-      const s = this.#slots[slot] as Slot;
-      const v = this.#board.view(slot, now);
-      return {
-        id: s.settings.id,
-        eligible: v.eligible,
-        outstanding: v.outstanding,
-        queuedPrefillTokens: v.queuedPrefillTokens,
-        activeTokens: v.activeTokens,
-        engine: v.engine,
-        prefillTokensPerSecond:
-          s.settings.prefillTokensPerSecond ?? this.#pool.prefillTokensPerSecond,
-        weight: s.settings.weight,
-      };
-    });
-  }
-
-  #matchedTokens(chunks: number, promptTokens: number): number {
-    return Math.min(chunks * this.tokensPerChunk, promptTokens);
+  /**
+   * The origin in `slot` left: forget what is filed under the slot before another takes it.
+   * Its tickets go with its leases, or their completions would land on the slot's next origin.
+   */
+  #clear(slot: Slot): void {
+    this.#index.removeOrigin(slot);
+    this.#board.remove(slot);
+    this.#capacity.forget(slot);
+    for (const [ticket, claim] of this.#tickets) {
+      if (claim.slot === slot) this.#tickets.delete(ticket);
+    }
   }
 
   route(request: RouteRequest, now: number): RouteDecision {
     this.expire(now);
-    const hashes = request.chunkHashes;
+    const { chunkHashes: hashes, promptTokens } = request;
     this.#index.match(hashes, this.#matched);
     this.#hot.observe(hashes, now);
-    const matchedTokens = this.#order.map((slot) =>
-      this.#matchedTokens(this.#matched[slot] as number, request.promptTokens),
+    const context = this.#context(request, now);
+    const decision = this.#policy.decide(context);
+    if (this.#shadows.size > 0) this.#shadows.observe(context, decision.origin);
+    const { reason } = decision;
+    const policy = this.#policy.name;
+    if (decision.origin < 0) {
+      this.#log.record({ at: now, origin: null, reason, matchedTokens: 0, promptTokens });
+      return { origin: null, alternates: [], matchedTokens: 0, policy, reason, ticket: null };
+    }
+    // A policy's decision indexes its context's origins: a position in the settings order.
+    const chosen = asPosition(decision.origin);
+    const ticket = `${this.#ticketPrefix}${(this.#issued++).toString(36)}`;
+    const { matchedTokens } = this.#lease(
+      ticket,
+      hashes,
+      this.#slots.slotAt(chosen),
+      promptTokens,
+      now,
     );
-    const origins = this.#views(now);
-    const context = {
+    const origin = (context.origins[chosen] as OriginView).id;
+    this.#log.record({ at: now, origin, reason, matchedTokens, promptTokens });
+    const alternates = this.#alternates(context.origins, chosen, decision.ranking);
+    return { origin, alternates, matchedTokens, policy, reason, ticket };
+  }
+
+  /** What the policy sees: the origins in settings order (by position), matches and load. */
+  #context(request: RouteRequest, now: number): PolicyContext {
+    const order = this.#slots.order;
+    const tokensPerChunk = this.tokensPerChunk;
+    return {
       request,
-      origins,
-      matchedTokens,
-      tokensPerChunk: this.tokensPerChunk,
+      origins: order.map((slot) => this.#view(slot, now)),
+      matchedTokens: order.map((slot) => this.#matchedTokens(slot, request.promptTokens)),
+      tokensPerChunk,
       attentionTokens: this.#pool.prefillAttentionTokens,
       hotTokens: (minHeat: number) =>
         Math.min(
           request.promptTokens,
-          this.#index.hotDepth(hashes, now, minHeat) * this.tokensPerChunk,
+          this.#index.hotDepth(request.chunkHashes, now, minHeat) * tokensPerChunk,
         ),
       now,
       rng: this.#rng,
     };
-    const decision = this.#policy.decide(context);
-    const chosen = decision.origin;
-    if (this.#shadows.size > 0) this.#shadows.observe(context, chosen);
-    if (chosen < 0) {
-      this.#log.record({
-        at: now,
-        origin: null,
-        reason: decision.reason,
-        matchedTokens: 0,
-        promptTokens: request.promptTokens,
-      });
-      return {
-        origin: null,
-        alternates: [],
-        matchedTokens: 0,
-        policy: this.#policy.name,
-        reason: decision.reason,
-        ticket: null,
-      };
-    }
-    const slot = this.#order[chosen] as number;
-    const ticket = `${this.#ticketPrefix}${(this.#tickets++).toString(36)}`;
-    const pending = {
-      hashes,
-      slot,
-      matchedChunks: this.#matched[slot] as number,
-      matchedTokens: matchedTokens[chosen] as number,
-    };
-    this.#lease(ticket, pending, request.promptTokens, now);
-    const origin = origins[chosen]?.id as string;
-    this.#log.record({
-      at: now,
-      origin,
-      reason: decision.reason,
-      matchedTokens: pending.matchedTokens,
-      promptTokens: request.promptTokens,
-    });
+  }
+
+  #view(slot: Slot, now: number): OriginView {
+    const { settings } = this.#slots.at(slot);
+    const v = this.#board.view(slot, now);
     return {
-      origin,
-      alternates: this.#alternates(origins, chosen, decision.ranking),
-      matchedTokens: pending.matchedTokens,
-      policy: this.#policy.name,
-      reason: decision.reason,
-      ticket,
+      id: settings.id,
+      eligible: v.eligible,
+      outstanding: v.outstanding,
+      queuedPrefillTokens: v.queuedPrefillTokens,
+      activeTokens: v.activeTokens,
+      engine: v.engine,
+      prefillTokensPerSecond: settings.prefillTokensPerSecond ?? this.#pool.prefillTokensPerSecond,
+      weight: settings.weight,
     };
   }
 
-  #lease(ticket: string, pending: Pending, promptTokens: number, now: number): void {
-    const work = prefillWork(
-      pending.matchedTokens,
-      promptTokens,
-      this.#pool.prefillAttentionTokens,
-    );
-    this.#board.lease(ticket, pending.slot, promptTokens, work, now);
-    this.#index.insert(pending.hashes, pending.slot, now);
-    (this.#slots[pending.slot] as Slot).routed++;
-    this.#pending.set(ticket, pending);
+  /** Prompt tokens the origin in `slot` holds, by the last `match`. */
+  #matchedTokens(slot: Slot, promptTokens: number): number {
+    return Math.min((this.#matched[slot] as number) * this.tokensPerChunk, promptTokens);
+  }
+
+  /** Count the request against the origin and claim the prompt for it (`#matched` is fresh). */
+  #lease(
+    ticket: string,
+    hashes: ArrayLike<number>,
+    slot: Slot,
+    promptTokens: number,
+    now: number,
+  ): Claim {
+    const matchedChunks = this.#matched[slot] as number;
+    const matchedTokens = this.#matchedTokens(slot, promptTokens);
+    const work = prefillWork(matchedTokens, promptTokens, this.#pool.prefillAttentionTokens);
+    this.#board.lease(ticket, slot, promptTokens, work, now);
+    this.#index.insert(hashes, slot, now);
+    this.#slots.at(slot).routed++;
+    const claim = { hashes, slot, matchedChunks, matchedTokens };
+    this.#tickets.set(ticket, claim);
+    return claim;
+  }
+
+  /** The origin never prefilled the prompt: take back what was claimed for it. */
+  #unclaim(claim: Claim): void {
+    this.#index.truncate(claim.hashes, claim.slot, claim.matchedChunks);
   }
 
   /**
@@ -290,7 +255,7 @@ export class CoreRouter {
    */
   #alternates(
     origins: readonly OriginView[],
-    chosen: number,
+    chosen: Position,
     ranking: readonly number[] | undefined,
   ): string[] {
     const budget = this.#pool.retry.maxAttempts - 1;
@@ -322,22 +287,14 @@ export class CoreRouter {
    * prompt tokens `next` is believed to hold, or null for an unknown ticket or origin.
    */
   reroute(ticket: string, failure: FailureKind, next: string, now: number): number | null {
-    const pending = this.#pending.get(ticket);
-    const nextSlot = this.#slotOf.get(next);
-    if (!pending || nextSlot === undefined) return null;
+    const claim = this.#tickets.get(ticket);
+    const nextSlot = this.#slots.slotOf(next);
+    if (!claim || nextSlot === undefined) return null;
     const promptTokens = this.#board.release(ticket, false, now)?.promptTokens ?? 0;
-    this.#unclaim(pending);
-    this.#onFailure(pending.slot, failure, now);
-    this.#index.match(pending.hashes, this.#matched);
-    const matchedChunks = this.#matched[nextSlot] as number;
-    const matchedTokens = this.#matchedTokens(matchedChunks, promptTokens);
-    this.#lease(
-      ticket,
-      { hashes: pending.hashes, slot: nextSlot, matchedChunks, matchedTokens },
-      promptTokens,
-      now,
-    );
-    return matchedTokens;
+    this.#unclaim(claim);
+    this.#onFailure(claim.slot, failure, now);
+    this.#index.match(claim.hashes, this.#matched);
+    return this.#lease(ticket, claim.hashes, nextSlot, promptTokens, now).matchedTokens;
   }
 
   /**
@@ -345,83 +302,52 @@ export class CoreRouter {
    * release it as if it had never been routed, blaming no origin. False for an unknown ticket.
    */
   cancel(ticket: string, now: number): boolean {
-    const pending = this.#pending.get(ticket);
-    if (!pending) return false;
-    this.#pending.delete(ticket);
+    const claim = this.#tickets.get(ticket);
+    if (!claim) return false;
+    this.#tickets.delete(ticket);
     this.#board.release(ticket, false, now);
-    this.#board.onAbandon(pending.slot);
-    this.#unclaim(pending);
+    this.#board.onAbandon(claim.slot);
+    this.#unclaim(claim);
     return true;
-  }
-
-  #onFailure(slot: number, kind: FailureKind, now: number): void {
-    this.#failures[kind] = (this.#failures[kind] ?? 0) + 1;
-    this.#board.onFailure(slot, now);
-  }
-
-  /** The origin never prefilled the prompt: take back what route() assumed it would hold. */
-  #unclaim(pending: Pending): void {
-    this.#index.truncate(pending.hashes, pending.slot, pending.matchedChunks);
   }
 
   /** The request ended. Returns false for an unknown (expired or foreign) ticket. */
   complete(ticket: string, outcome: Outcome, now: number): boolean {
-    const pending = this.#pending.get(ticket);
-    if (!pending) return false;
-    this.#pending.delete(ticket);
+    const claim = this.#tickets.get(ticket);
+    if (!claim) return false;
+    this.#tickets.delete(ticket);
     const beforeFirstByte =
       !outcome.ok && outcome.failure !== undefined && outcome.failure !== "stream";
     this.#board.release(ticket, !beforeFirstByte, now);
-    if (beforeFirstByte) this.#unclaim(pending);
-    if (outcome.failure !== undefined) this.#onFailure(pending.slot, outcome.failure, now);
+    if (beforeFirstByte) this.#unclaim(claim);
+    if (outcome.failure !== undefined) this.#onFailure(claim.slot, outcome.failure, now);
     if (outcome.ok) {
-      this.#board.onSuccess(pending.slot);
-      if (outcome.cachedTokens !== undefined) this.#learn(pending, outcome);
+      this.#board.onSuccess(claim.slot);
+      if (outcome.cachedTokens !== undefined) this.#capacity.learn(claim.slot, claim, outcome);
     } else if (outcome.failure === undefined) {
       // Neither success nor the origin's fault (client left, 4xx): a half-open probe that ends
       // this way proves nothing, so the next request may probe.
-      this.#board.onAbandon(pending.slot);
+      this.#board.onAbandon(claim.slot);
     }
     return true;
   }
 
-  #learn(pending: Pending, outcome: Outcome): void {
-    const cached = outcome.cachedTokens ?? 0;
-    const a = this.#accuracy;
-    a.reports++;
-    a.predictedTokens += pending.matchedTokens;
-    a.cachedTokens += cached;
-    a.promptTokens += outcome.promptTokens ?? 0;
-    const s = this.#slots[pending.slot];
-    if (!s) return;
-    const configured = s.configuredChunks;
-    if (cached + this.tokensPerChunk < pending.matchedTokens) {
-      const floor = Math.ceil(configured * MIN_CAPACITY_FRACTION);
-      this.#setCapacity(
-        pending.slot,
-        Math.max(floor, Math.floor(s.effectiveChunks * SHRINK_ON_MISS)),
-      );
-    } else if (pending.matchedChunks > 0 && s.effectiveChunks < configured) {
-      this.#setCapacity(
-        pending.slot,
-        Math.min(configured, s.effectiveChunks + pending.matchedChunks),
-      );
-    }
+  #onFailure(slot: Slot, kind: FailureKind, now: number): void {
+    this.#failures[kind] = (this.#failures[kind] ?? 0) + 1;
+    this.#board.onFailure(slot, now);
   }
 
   /** Apply a batch of engine events for one origin. False if the origin is unknown. */
   ingest(originId: string, events: readonly EngineEvent[], now: number): boolean {
-    const slot = this.#slotOf.get(originId);
+    const slot = this.#slots.slotOf(originId);
     if (slot === undefined) return false;
-    const s = this.#slots[slot] as Slot;
     for (const event of events) {
       switch (event.type) {
         case "load":
           this.#board.report(slot, event, now);
           break;
         case "capacity":
-          s.reportedTokens = event.kvCapacityTokens;
-          this.#configure(slot);
+          this.#capacity.report(slot, event.kvCapacityTokens);
           break;
         case "cache-reset":
           this.#index.removeOrigin(slot);
@@ -446,17 +372,17 @@ export class CoreRouter {
   /** Release leases whose completion never came. Returns how many. */
   expire(now: number): number {
     const expired = this.#board.expire(now);
-    for (const lease of expired) this.#pending.delete(lease.ticket);
+    for (const lease of expired) this.#tickets.delete(lease.ticket);
     return expired.length;
   }
 
   /** The index and what it needs to be read back (origin ids by slot, capacities). */
   snapshot(): Uint8Array {
-    const slots = this.#order.map((slot) => {
-      const s = this.#slots[slot] as Slot;
-      const { reportedTokens, configuredChunks, effectiveChunks } = s;
-      return { slot, id: s.settings.id, reportedTokens, configuredChunks, effectiveChunks };
-    });
+    const slots = this.#slots.order.map((slot) => ({
+      slot,
+      id: this.#slots.at(slot).settings.id,
+      ...this.#capacity.saved(slot),
+    }));
     return encodeSnapshot({ chunkBytes: this.#pool.chunkBytes, slots }, this.#index.snapshot());
   }
 
@@ -470,43 +396,19 @@ export class CoreRouter {
     if (header.chunkBytes !== this.#pool.chunkBytes) return;
     this.#index = RadixIndex.restore(index, { maxChunks: this.#pool.indexMaxChunks });
     this.#board = new LoadBoard(boardOptions(this.#pool));
-    this.#pending.clear();
-    this.#slots = [];
-    this.#slotOf.clear();
-    for (const saved of header.slots) {
-      const settings = this.#pool.origins.find((o) => o.id === saved.id) ?? {
-        id: saved.id,
-        url: "",
-        role: "both",
-        weight: 1,
-      };
-      const { reportedTokens, configuredChunks, effectiveChunks } = saved;
-      this.#slots[saved.slot] = {
-        settings,
-        reportedTokens,
-        configuredChunks,
-        effectiveChunks,
-        routed: 0,
-      };
-      this.#slotOf.set(saved.id, saved.slot);
-    }
-    this.applySettings(this.#pool);
-    for (const slot of this.#order) {
-      const s = this.#slots[slot] as Slot;
-      this.#setCapacity(
-        slot,
-        Math.min(s.effectiveChunks || s.configuredChunks, s.configuredChunks),
-      );
-    }
+    this.#tickets.clear();
+    this.#capacity.restore(header.slots);
+    for (const slot of this.#slots.restore(header.slots, this.#pool.origins)) this.#clear(slot);
+    this.#configureOrigins();
   }
 
   stats(now: number): RouterStats {
-    const origins: OriginStats[] = this.#order.map((slot) => {
-      const s = this.#slots[slot] as Slot;
+    const origins: OriginStats[] = this.#slots.order.map((slot) => {
+      const { settings, routed } = this.#slots.at(slot);
       const v = this.#board.view(slot, now);
       return {
-        id: s.settings.id,
-        url: s.settings.url,
+        id: settings.id,
+        url: settings.url,
         eligible: v.eligible,
         health: v.health,
         circuit: v.circuit,
@@ -517,8 +419,8 @@ export class CoreRouter {
         engine: v.engine,
         reportAgeMs: v.reportAgeMs,
         ownedTokens: this.#index.owned(slot) * this.tokensPerChunk,
-        capacityTokens: s.effectiveChunks * this.tokensPerChunk,
-        routed: s.routed,
+        capacityTokens: this.#capacity.effectiveChunks(slot) * this.tokensPerChunk,
+        routed,
       };
     });
     const { chunks, nodes, ownerships, bytes } = this.#index.stats();
@@ -528,7 +430,7 @@ export class CoreRouter {
       origins,
       index: { chunks, nodes, ownerships, bytes },
       decisions: { total: this.#log.total, byReason: { ...this.#log.byReason } },
-      accuracy: { ...this.#accuracy },
+      accuracy: { ...this.#capacity.accuracy },
       failures: { ...this.#failures },
       shadows: this.#shadows.stats(),
       hotPrefixes: this.#hotPrefixes(now),
@@ -541,9 +443,9 @@ export class CoreRouter {
   #hotPrefixes(now: number): HotPrefixStats[] {
     return this.#hot.top(HOT_PREFIXES_SHOWN, now).map((p) => {
       this.#index.match(p.hashes, this.#matched);
-      const origins = this.#order
+      const origins = this.#slots.order
         .filter((slot) => (this.#matched[slot] as number) >= p.depth)
-        .map((slot) => (this.#slots[slot] as Slot).settings.id);
+        .map((slot) => this.#slots.at(slot).settings.id);
       return {
         id: (p.hashes.at(-1) as number).toString(16),
         tokens: p.depth * this.tokensPerChunk,
@@ -565,26 +467,25 @@ export class CoreRouter {
     const fail = (msg: string): never => {
       throw new Error(`router invariant broken: ${msg}`);
     };
-    if (this.#pending.size !== this.#board.outstanding) {
-      fail(`${this.#pending.size} tickets but ${this.#board.outstanding} leases`);
+    if (this.#tickets.size !== this.#board.outstanding) {
+      fail(`${this.#tickets.size} tickets but ${this.#board.outstanding} leases`);
     }
-    for (const [ticket, pending] of this.#pending) {
-      if (this.#board.lookup(ticket)?.origin !== pending.slot) fail(`ticket ${ticket}'s lease`);
-      if (this.#slots[pending.slot] === undefined) fail(`ticket ${ticket} on a free slot`);
+    for (const [ticket, claim] of this.#tickets) {
+      if (this.#board.lookup(ticket)?.origin !== claim.slot) fail(`ticket ${ticket}'s lease`);
     }
-    for (const slot of this.#order) {
-      const s = this.#slots[slot] as Slot;
-      if (this.#slotOf.get(s.settings.id) !== slot) fail(`origin ${s.settings.id}'s slot`);
-      if (this.#index.capacity(slot) !== s.effectiveChunks) fail(`slot ${slot}'s capacity`);
-      if (s.effectiveChunks > s.configuredChunks) fail(`slot ${slot} over its configured size`);
+    for (const [position, slot] of this.#slots.order.entries()) {
+      const { id } = this.#slots.at(slot).settings;
+      if (id !== this.#pool.origins[position]?.id) fail(`origin ${id} out of settings order`);
+      if (this.#slots.slotOf(id) !== slot) fail(`origin ${id}'s slot`);
+      const { configuredChunks, effectiveChunks } = this.#capacity.saved(slot);
+      if (this.#index.capacity(slot) !== effectiveChunks) fail(`slot ${slot}'s capacity`);
+      if (effectiveChunks > configuredChunks) fail(`slot ${slot} over its configured size`);
     }
-    if (this.#slotOf.size !== this.#order.length) fail("slots of origins not in settings");
   }
+}
 
-  /** Policy settings in force (for the state page). */
-  get policySettings(): PolicySettings {
-    return this.#pool.policy;
-  }
+function tokensPerChunk(pool: PoolSettings): number {
+  return pool.chunkBytes / BYTES_PER_TOKEN;
 }
 
 function boardOptions(pool: PoolSettings) {
