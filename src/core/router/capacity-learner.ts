@@ -119,6 +119,17 @@ export class CapacityLearner {
     }
   }
 
+  /** Test-only: throws unless each of `slots` has its capacity in force, within configured. */
+  checkInvariants(slots: readonly Slot[], enforced: (slot: Slot) => number): void {
+    for (const slot of slots) {
+      const { configuredChunks, effectiveChunks } = this.#at(slot);
+      if (enforced(slot) !== effectiveChunks)
+        throw new Error(`capacity: slot ${slot}'s capacity not in force`);
+      if (effectiveChunks > configuredChunks)
+        throw new Error(`capacity: slot ${slot} over configured`);
+    }
+  }
+
   /** Recompute the configured capacity; a change resets what was learned. */
   #reconfigure(slot: Slot, c: OriginCapacity): void {
     const tokens = c.reportedTokens ?? c.settingsTokens;

@@ -12,7 +12,6 @@ import { asSlot, type Position, type Slot } from "../origin-indexes.ts";
 import type { OriginSettings } from "../settings/settings-schema.ts";
 
 export interface OriginSlot {
-  readonly slot: Slot;
   settings: OriginSettings;
   /** Requests leased to the origin since it took the slot. */
   routed: number;
@@ -90,6 +89,20 @@ export class OriginSlots {
     return stale;
   }
 
+  /** Test-only: throws unless the slots are exactly `origins`, in order, each found by id. */
+  checkInvariants(origins: readonly OriginSettings[]): void {
+    const ids = this.#order.map((slot) => this.at(slot).settings.id);
+    if (ids.join() !== origins.map((o) => o.id).join())
+      throw new Error("origin slots: not in settings order");
+    for (const slot of this.#order) {
+      if (this.#slotOf.get(this.at(slot).settings.id) !== slot)
+        throw new Error(`origin slots: ${slot} not found by id`);
+    }
+    const held = this.#bySlot.filter((o) => o !== undefined).length;
+    if (this.#slotOf.size !== ids.length || held !== ids.length)
+      throw new Error("origin slots: stray slots");
+  }
+
   #add(settings: OriginSettings): Slot {
     // findIndex, not indexOf: a restored array has holes, which indexOf skips.
     const free = this.#bySlot.findIndex((s) => !s);
@@ -97,7 +110,7 @@ export class OriginSlots {
   }
 
   #set(slot: Slot, settings: OriginSettings): Slot {
-    this.#bySlot[slot] = { slot, settings, routed: 0 };
+    this.#bySlot[slot] = { settings, routed: 0 };
     this.#slotOf.set(settings.id, slot);
     return slot;
   }
