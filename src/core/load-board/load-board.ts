@@ -17,6 +17,7 @@
 import type { Health } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
 import type { EngineLoad } from "../policies/policy.ts";
+import type { PoolSettings } from "../settings/settings-schema.ts";
 import { CircuitBreaker, type CircuitState } from "./circuit-breaker.ts";
 
 export interface LoadBoardOptions {
@@ -25,6 +26,17 @@ export interface LoadBoardOptions {
   cooldownMs: number;
   reportFreshMs: number;
   reportStaleMs: number;
+}
+
+/** A pool's load board options, from its settings. */
+export function boardOptions(pool: PoolSettings): LoadBoardOptions {
+  return {
+    leaseMs: pool.leaseMs,
+    failureThreshold: pool.circuit.failureThreshold,
+    cooldownMs: pool.circuit.cooldownMs,
+    reportFreshMs: pool.reportFreshMs,
+    reportStaleMs: pool.reportStaleMs,
+  };
 }
 
 export interface Lease {

@@ -60,7 +60,7 @@ export class ClaimIndex {
   }
 
   /** Leading prompt tokens on prefixes at least `minHeat` requests went through lately. */
-  hotTokens(hashes: ArrayLike<number>, promptTokens: number, now: number, minHeat: number) {
+  hotTokens(hashes: ArrayLike<number>, promptTokens: number, now: number, minHeat: number): number {
     return Math.min(
       promptTokens,
       this.#index.hotDepth(hashes, now, minHeat) * this.#tokensPerChunk,

@@ -13,13 +13,13 @@
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { EngineEvent } from "../engine-events.ts";
-import { LoadBoard } from "../load-board/load-board.ts";
+import { boardOptions, LoadBoard } from "../load-board/load-board.ts";
 import { asPosition, type Slot } from "../origin-indexes.ts";
 import type { PolicyContext } from "../policies/policy.ts";
 import { prefillWork } from "../prefill-work.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
-import { ClaimIndex } from "./claim-index.ts";
+import { type Claim, ClaimIndex } from "./claim-index.ts";
 import { DecisionLog } from "./decision-log.ts";
 import { failoverOrder } from "./failover-order.ts";
 import { HotPrefixes } from "./hot-prefixes.ts";
@@ -167,7 +167,13 @@ export class CoreRouter {
   }
 
   /** Count the request against the origin and claim the prompt there (just matched). */
-  #lease(ticket: string, hashes: ArrayLike<number>, slot: Slot, promptTokens: number, now: number) {
+  #lease(
+    ticket: string,
+    hashes: ArrayLike<number>,
+    slot: Slot,
+    promptTokens: number,
+    now: number,
+  ): Claim {
     const claim = this.#claims.claim(hashes, slot, promptTokens, now);
     const work = prefillWork(claim.matchedTokens, promptTokens, this.#pool.prefillAttentionTokens);
     this.#board.lease(ticket, slot, promptTokens, work, now);
@@ -328,11 +334,7 @@ export class CoreRouter {
     return holders.map((slot) => this.#slots.at(slot).settings.id);
   }
 
-  /**
-   * Test-only: throws if the router's parts disagree (a ticket without its lease, an origin's
-   * slot out of settings, a capacity not in force) or the index's invariants are broken.
-   * O(size): never on a hot path.
-   */
+  /** Test-only: throws if a part's or the index's invariants are broken. O(size). */
   checkInvariants(): void {
     this.#claims.checkInvariants();
     this.#slots.checkInvariants(this.#pool.origins);
@@ -343,14 +345,4 @@ export class CoreRouter {
 
 function tokensPerChunk(pool: PoolSettings): number {
   return pool.chunkBytes / BYTES_PER_TOKEN;
-}
-
-function boardOptions(pool: PoolSettings) {
-  return {
-    leaseMs: pool.leaseMs,
-    failureThreshold: pool.circuit.failureThreshold,
-    cooldownMs: pool.circuit.cooldownMs,
-    reportFreshMs: pool.reportFreshMs,
-    reportStaleMs: pool.reportStaleMs,
-  };
 }
