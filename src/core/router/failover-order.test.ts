@@ -1,15 +1,20 @@
 import { describe, expect, it } from "vitest";
 import { asPosition } from "../origin-indexes.ts";
-import { origin } from "../policies/test-context.ts";
+import type { OriginView } from "../policies/policy.ts";
 import { failoverOrder } from "./failover-order.ts";
 
-const pool = [
-  origin({ id: "a", outstanding: 5 }),
-  origin({ id: "b", outstanding: 1 }),
-  origin({ id: "c", outstanding: 0, eligible: false }),
-  origin({ id: "d", outstanding: 3 }),
-  origin({ id: "e", outstanding: 2 }),
-];
+const view = (id: string, outstanding: number, eligible = true): OriginView => ({
+  id,
+  eligible,
+  outstanding,
+  queuedPrefillTokens: 0,
+  activeTokens: 0,
+  engine: null,
+  prefillTokensPerSecond: 10_000,
+  weight: 1,
+});
+
+const pool = [view("a", 5), view("b", 1), view("c", 0, false), view("d", 3), view("e", 2)];
 
 describe("failoverOrder", () => {
   it("takes the policy's ranking first, skipping the chosen and ineligible origins", () => {
