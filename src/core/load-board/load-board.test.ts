@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { asSlot } from "../origin-indexes.ts";
 import { LoadBoard } from "./load-board.ts";
+
+const [A, B] = [asSlot(0), asSlot(1)];
 
 const options = {
   leaseMs: 10_000,
@@ -11,104 +14,104 @@ const options = {
 
 function board(speed = 1000) {
   const b = new LoadBoard(options);
-  b.ensure(0, speed);
-  b.ensure(1, speed);
+  b.ensure(A, speed);
+  b.ensure(B, speed);
   return b;
 }
 
 describe("LoadBoard", () => {
   it("counts leases until released", () => {
     const b = board();
-    b.lease("a", 0, 500, 400, 0);
-    b.lease("b", 0, 300, 300, 0);
-    expect(b.view(0, 0)).toMatchObject({
+    b.lease("a", A, 500, 400, 0);
+    b.lease("b", A, 300, 300, 0);
+    expect(b.view(A, 0)).toMatchObject({
       outstanding: 2,
       activeTokens: 800,
       queuedPrefillTokens: 700,
     });
     b.release("a", true, 10);
-    expect(b.view(0, 10).outstanding).toBe(1);
+    expect(b.view(A, 10).outstanding).toBe(1);
     expect(b.release("a", true, 10)).toBeUndefined();
   });
 
   it("queued prefill drains at the origin's speed and never goes negative", () => {
     const b = board(1000);
-    b.lease("a", 0, 2000, 2000, 0);
-    expect(b.view(0, 500).queuedPrefillTokens).toBe(1500);
-    expect(b.view(0, 5000).queuedPrefillTokens).toBe(0);
+    b.lease("a", A, 2000, 2000, 0);
+    expect(b.view(A, 500).queuedPrefillTokens).toBe(1500);
+    expect(b.view(A, 5000).queuedPrefillTokens).toBe(0);
     // Idle time must not bank credit for later work.
-    b.lease("b", 0, 1000, 1000, 5000);
-    expect(b.view(0, 5000).queuedPrefillTokens).toBe(1000);
+    b.lease("b", A, 1000, 1000, 5000);
+    expect(b.view(A, 5000).queuedPrefillTokens).toBe(1000);
   });
 
   it("a success proves the queue reached that request", () => {
     const b = board(10);
-    b.lease("a", 0, 1000, 1000, 0);
-    b.lease("b", 0, 1000, 1000, 0);
+    b.lease("a", A, 1000, 1000, 0);
+    b.lease("b", A, 1000, 1000, 0);
     b.release("b", true, 1);
-    expect(b.view(0, 1).queuedPrefillTokens).toBe(0);
+    expect(b.view(A, 1).queuedPrefillTokens).toBe(0);
   });
 
   it("a failure removes the request's unserved tokens", () => {
     const b = board(1000);
-    b.lease("a", 0, 3000, 3000, 0);
+    b.lease("a", A, 3000, 3000, 0);
     b.release("a", false, 1000);
-    expect(b.view(0, 1000).queuedPrefillTokens).toBe(0);
+    expect(b.view(A, 1000).queuedPrefillTokens).toBe(0);
   });
 
   it("an engine report of waiting requests raises the estimate to their tokens", () => {
     const b = board(1_000_000);
-    b.lease("a", 0, 100, 100, 0);
-    b.lease("b", 0, 700, 700, 0);
-    b.lease("c", 1, 900, 900, 0);
-    expect(b.view(0, 100).queuedPrefillTokens).toBe(0);
-    b.report(0, { running: 1, waiting: 1, kvUsage: 0.5 }, 100);
-    expect(b.view(0, 100).queuedPrefillTokens).toBe(700);
+    b.lease("a", A, 100, 100, 0);
+    b.lease("b", A, 700, 700, 0);
+    b.lease("c", B, 900, 900, 0);
+    expect(b.view(A, 100).queuedPrefillTokens).toBe(0);
+    b.report(A, { running: 1, waiting: 1, kvUsage: 0.5 }, 100);
+    expect(b.view(A, 100).queuedPrefillTokens).toBe(700);
   });
 
   it("leases expire so a lost completion cannot leak load", () => {
     const b = board();
-    b.lease("a", 0, 10, 10, 0);
-    b.lease("b", 1, 10, 10, 5000);
+    b.lease("a", A, 10, 10, 0);
+    b.lease("b", B, 10, 10, 5000);
     expect(b.expire(9999)).toEqual([]);
     expect(b.expire(10_000).map((l) => l.ticket)).toEqual(["a"]);
-    expect(b.view(0, 10_000).outstanding).toBe(0);
-    expect(b.view(1, 10_000).outstanding).toBe(1);
+    expect(b.view(A, 10_000).outstanding).toBe(0);
+    expect(b.view(B, 10_000).outstanding).toBe(1);
     expect(b.expire(15_000).map((l) => l.ticket)).toEqual(["b"]);
     expect(b.outstanding).toBe(0);
   });
 
   it("engine reports fade from fresh to stale", () => {
     const b = board();
-    b.report(0, { running: 3, waiting: 2, kvUsage: 0.4 }, 0);
-    expect(b.view(0, 1000).engine?.freshness).toBe(1);
-    expect(b.view(0, 2000).engine?.freshness).toBeCloseTo(0.5);
-    expect(b.view(0, 3000).engine).toBeNull();
-    expect(b.view(0, 3000).reportAgeMs).toBe(3000);
+    b.report(A, { running: 3, waiting: 2, kvUsage: 0.4 }, 0);
+    expect(b.view(A, 1000).engine?.freshness).toBe(1);
+    expect(b.view(A, 2000).engine?.freshness).toBeCloseTo(0.5);
+    expect(b.view(A, 3000).engine).toBeNull();
+    expect(b.view(A, 3000).reportAgeMs).toBe(3000);
   });
 
   it("health and the circuit decide eligibility", () => {
     const b = board();
-    expect(b.eligible(0, 0)).toBe(true);
-    b.setHealth(0, "draining");
-    expect(b.eligible(0, 0)).toBe(false);
-    b.setHealth(0, "up");
-    b.onFailure(0, 0);
-    b.onFailure(0, 0);
-    expect(b.view(0, 1).circuit).toBe("open");
-    expect(b.eligible(0, 1)).toBe(false);
-    expect(b.eligible(0, 1000)).toBe(true);
-    b.lease("probe", 0, 1, 1, 1000);
-    expect(b.eligible(0, 1001)).toBe(false);
-    b.onSuccess(0);
-    expect(b.eligible(0, 1001)).toBe(true);
+    expect(b.eligible(A, 0)).toBe(true);
+    b.setHealth(A, "draining");
+    expect(b.eligible(A, 0)).toBe(false);
+    b.setHealth(A, "up");
+    b.onFailure(A, 0);
+    b.onFailure(A, 0);
+    expect(b.view(A, 1).circuit).toBe("open");
+    expect(b.eligible(A, 1)).toBe(false);
+    expect(b.eligible(A, 1000)).toBe(true);
+    b.lease("probe", A, 1, 1, 1000);
+    expect(b.eligible(A, 1001)).toBe(false);
+    b.onSuccess(A);
+    expect(b.eligible(A, 1001)).toBe(true);
   });
 
   it("removing an origin drops its leases", () => {
     const b = board();
-    b.lease("a", 0, 10, 10, 0);
-    b.remove(0);
+    b.lease("a", A, 10, 10, 0);
+    b.remove(A);
     expect(b.outstanding).toBe(0);
-    expect(() => b.view(0, 0)).toThrow(RangeError);
+    expect(() => b.view(A, 0)).toThrow(RangeError);
   });
 });

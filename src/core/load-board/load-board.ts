@@ -1,7 +1,7 @@
 /**
  * Per-origin load as the router knows it: requests in flight and their leases, a fluid estimate
  * of the prefill work queued at each origin, the engine's last report with its age, health and a
- * circuit breaker. Pure state over the caller's clock (milliseconds), shared by the Durable
+ * circuit breaker. Origins are named by their slot (origin-indexes.ts). Pure state over the caller's clock (milliseconds), shared by the Durable
  * Object, the Worker's fallback and the simulator.
  *
  * Queued prefill is a fluid FIFO per origin: every routed request enqueues its prefill work (its
@@ -15,7 +15,9 @@
  * the lease expires after `leaseMs`, so a lost `complete` cannot leak load forever.
  */
 import type { Health } from "../engine-events.ts";
+import type { Slot } from "../origin-indexes.ts";
 import type { EngineLoad } from "../policies/policy.ts";
+import type { PoolSettings } from "../settings/settings-schema.ts";
 import { CircuitBreaker, type CircuitState } from "./circuit-breaker.ts";
 
 export interface LoadBoardOptions {
@@ -26,9 +28,20 @@ export interface LoadBoardOptions {
   reportStaleMs: number;
 }
 
+/** A pool's load board options, from its settings. */
+export function boardOptions(pool: PoolSettings): LoadBoardOptions {
+  return {
+    leaseMs: pool.leaseMs,
+    failureThreshold: pool.circuit.failureThreshold,
+    cooldownMs: pool.circuit.cooldownMs,
+    reportFreshMs: pool.reportFreshMs,
+    reportStaleMs: pool.reportStaleMs,
+  };
+}
+
 export interface Lease {
   readonly ticket: string;
-  readonly origin: number;
+  readonly origin: Slot;
   readonly promptTokens: number;
   readonly prefillWork: number;
   /** Position in the origin's fluid queue just after this request's prefill. */
@@ -91,30 +104,30 @@ export class LoadBoard {
   }
 
   /** Make slot `i` exist with prefill speed `speed` (keeps its state if it already exists). */
-  ensure(i: number, speed: number): void {
+  ensure(i: Slot, speed: number): void {
     const o = this.#origins[i];
     if (o) o.speed = speed;
     else this.#origins[i] = new OriginLoad(speed);
   }
 
   /** Forget slot `i` (origin removed from settings); its leases are dropped. */
-  remove(i: number): void {
+  remove(i: Slot): void {
     delete this.#origins[i];
     for (const [ticket, lease] of this.#leases) if (lease.origin === i) this.#leases.delete(ticket);
   }
 
-  #at(i: number): OriginLoad {
+  #at(i: Slot): OriginLoad {
     const o = this.#origins[i];
     if (!o) throw new RangeError(`no origin in slot ${i}`);
     return o;
   }
 
-  eligible(i: number, now: number): boolean {
+  eligible(i: Slot, now: number): boolean {
     const o = this.#at(i);
     return o.health === "up" && o.circuit.allows(now, this.options);
   }
 
-  view(i: number, now: number): OriginLoadView {
+  view(i: Slot, now: number): OriginLoadView {
     const o = this.#at(i);
     o.advance(now);
     const { reportFreshMs, reportStaleMs } = this.options;
@@ -142,7 +155,7 @@ export class LoadBoard {
   }
 
   /** Count a routed request against origin `i` until released or expired. */
-  lease(ticket: string, i: number, promptTokens: number, prefillWork: number, now: number): Lease {
+  lease(ticket: string, i: Slot, promptTokens: number, prefillWork: number, now: number): Lease {
     const o = this.#at(i);
     o.advance(now);
     o.enqueued += prefillWork;
@@ -206,20 +219,20 @@ export class LoadBoard {
     return this.#leases.size;
   }
 
-  onSuccess(i: number): void {
+  onSuccess(i: Slot): void {
     this.#origins[i]?.circuit.onSuccess();
   }
 
   /** A request ended without telling whether the origin works (see CircuitBreaker.onAbandon). */
-  onAbandon(i: number): void {
+  onAbandon(i: Slot): void {
     this.#origins[i]?.circuit.onAbandon();
   }
 
-  onFailure(i: number, now: number): void {
+  onFailure(i: Slot, now: number): void {
     this.#origins[i]?.circuit.onFailure(now, this.options);
   }
 
-  report(i: number, report: Omit<EngineReport, "at">, now: number): void {
+  report(i: Slot, report: Omit<EngineReport, "at">, now: number): void {
     const o = this.#at(i);
     o.report = { ...report, at: now };
     if (report.waiting === 0) return;
@@ -234,7 +247,7 @@ export class LoadBoard {
     o.served = Math.min(o.served, o.enqueued - waitingTokens);
   }
 
-  setHealth(i: number, health: Health): void {
+  setHealth(i: Slot, health: Health): void {
     this.#at(i).health = health;
   }
 }

@@ -48,7 +48,10 @@ export interface RouteInput {
 
 export interface PolicyContext {
   readonly request: RouteInput;
-  /** The pool's origins in settings order; decisions index into this array. */
+  /**
+   * The pool's origins in settings order; decisions index into this array. These indexes are
+   * positions (origin-indexes.ts), which the router alone maps to index and board slots.
+   */
   readonly origins: readonly OriginView[];
   /** matchedTokens[i]: prompt tokens origins[i] is believed to hold in its KV cache. */
   readonly matchedTokens: readonly number[];

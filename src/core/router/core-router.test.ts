@@ -144,6 +144,24 @@ describe("CoreRouter", () => {
     expect(r.route(p, 1003).origin).toBe(target);
   });
 
+  it("bug: a ticket of a removed origin stayed live, and its end landed on the origin taking its slot", () => {
+    const r = router("least-outstanding");
+    const d = r.route(prompt(51, 8, 0, 8), 0);
+    const gone = d.origin as string;
+    const kept = origins.filter((o) => o.id !== gone);
+    // "e" takes the removed origin's slot, the only free one.
+    r.applySettings(parsePool({ origins: [...kept, { id: "e", url: "http://e.test" }] }));
+    expect(r.outstanding).toBe(0);
+    expect(r.complete(d.ticket as string, { ok: false, failure: "connect" }, 1)).toBe(false);
+    expect(r.reroute(d.ticket as string, "connect", "e", 1)).toBeNull();
+    const stats = r.stats(2);
+    expect(stats.failures).toEqual({});
+    expect(stats.origins.find((o) => o.id === "e")).toMatchObject({
+      consecutiveFailures: 0,
+      outstanding: 0,
+    });
+  });
+
   it("never routes when no origin is eligible, and says why", () => {
     const r = router("cost");
     for (const o of origins) r.ingest(o.id, [{ type: "health", status: "down" }], 0);
@@ -249,6 +267,20 @@ describe("CoreRouter", () => {
       });
     }
     expect(fresh.stats(0).index.chunks).toBe(reference.stats(0).index.chunks);
+  });
+
+  it("bug: after a restore, new origins skipped free slots below the highest saved (256 threw)", () => {
+    const many = Array.from({ length: 256 }, (_, i) => ({ id: `o${i}`, url: `http://o${i}.test` }));
+    const r = new CoreRouter(parsePool({ origins: many }), { model: "m" });
+    r.applySettings(parsePool({ origins: many.slice(1) })); // slot 0 is free
+    const bytes = r.snapshot();
+    const full = parsePool({ origins: [...many.slice(1), { id: "new", url: "http://new.test" }] });
+    const fresh = new CoreRouter(full, { model: "m" });
+    fresh.restore(bytes);
+    fresh.checkInvariants();
+    expect(fresh.stats(0).origins.map((o) => o.id)).toContain("new");
+    fresh.ingest("new", [{ type: "capacity", kvCapacityTokens: 6400 }], 0);
+    expect(fresh.stats(0).origins.at(-1)).toMatchObject({ id: "new", capacityTokens: 6400 });
   });
 
   it("is deterministic for a seed", () => {

@@ -1,0 +1,105 @@
+/**
+ * The radix index as the router uses it, by slot: how much of a prompt each origin holds (one
+ * `match` per prompt, then read per slot, in tokens), claims (route records at once that the
+ * chosen origin will hold the whole prompt once it has prefilled it, as SGLang's tree and
+ * Dynamo's approximate mode do) and taking a claim back (the origin never prefilled: truncate
+ * to what it held before). The raw per-slot match buffer stays in here, read only through
+ * methods that take a `Slot`. One is made per chunk size and index budget, or from a snapshot.
+ */
+import type { Slot } from "../origin-indexes.ts";
+import { RadixIndex, type RadixIndexStats } from "../radix-index/radix-index.ts";
+
+/** Slots of the index (the settings allow as many origins). */
+const MAX_ORIGINS = 256;
+
+/**
+ * What a ticket's origin is claimed to hold (all of `hashes`) and what it held before
+ * (`matchedChunks`, the index's prediction of its cache hit).
+ */
+export interface Claim {
+  readonly hashes: ArrayLike<number>;
+  readonly slot: Slot;
+  readonly matchedChunks: number;
+  readonly matchedTokens: number;
+}
+
+export class ClaimIndex {
+  readonly #index: RadixIndex;
+  readonly #tokensPerChunk: number;
+  /** By slot: leading chunks of the last matched prompt each origin holds. */
+  readonly #matched = new Int32Array(MAX_ORIGINS);
+
+  constructor(tokensPerChunk: number, maxChunks: number, snapshot?: Uint8Array) {
+    this.#tokensPerChunk = tokensPerChunk;
+    this.#index = snapshot
+      ? RadixIndex.restore(snapshot, { maxChunks })
+      : new RadixIndex({ maxOrigins: MAX_ORIGINS, maxChunks });
+  }
+
+  /** Match a prompt: `matchedTokens` and `claim` then answer for it. */
+  match(hashes: ArrayLike<number>): void {
+    this.#index.match(hashes, this.#matched);
+  }
+
+  /** Prompt tokens the origin in `slot` holds of the last matched prompt. */
+  matchedTokens(slot: Slot, promptTokens: number): number {
+    return Math.min((this.#matched[slot] as number) * this.#tokensPerChunk, promptTokens);
+  }
+
+  /** Claim the last matched prompt (`hashes`) for the origin in `slot`. */
+  claim(hashes: ArrayLike<number>, slot: Slot, promptTokens: number, now: number): Claim {
+    const matchedChunks = this.#matched[slot] as number;
+    const matchedTokens = this.matchedTokens(slot, promptTokens);
+    this.#index.insert(hashes, slot, now);
+    return { hashes, slot, matchedChunks, matchedTokens };
+  }
+
+  /** The origin never prefilled the prompt: take back what was claimed for it. */
+  unclaim(claim: Claim): void {
+    this.#index.truncate(claim.hashes, claim.slot, claim.matchedChunks);
+  }
+
+  /** Leading prompt tokens on prefixes at least `minHeat` requests went through lately. */
+  hotTokens(hashes: ArrayLike<number>, promptTokens: number, now: number, minHeat: number): number {
+    return Math.min(
+      promptTokens,
+      this.#index.hotDepth(hashes, now, minHeat) * this.#tokensPerChunk,
+    );
+  }
+
+  /** Those of `slots` that hold the first `depth` chunks of `hashes`. */
+  holders(hashes: ArrayLike<number>, depth: number, slots: readonly Slot[]): Slot[] {
+    this.#index.match(hashes, this.#matched);
+    return slots.filter((slot) => (this.#matched[slot] as number) >= depth);
+  }
+
+  setCapacity(slot: Slot, chunks: number): void {
+    this.#index.setCapacity(slot, chunks);
+  }
+
+  /** The origin's cache is gone (it left, or its engine reset): it holds nothing. */
+  forget(slot: Slot): void {
+    this.#index.removeOrigin(slot);
+  }
+
+  ownedChunks(slot: Slot): number {
+    return this.#index.owned(slot);
+  }
+
+  stats(): RadixIndexStats {
+    return this.#index.stats();
+  }
+
+  snapshot(): Uint8Array {
+    return this.#index.snapshot();
+  }
+
+  capacityChunks(slot: Slot): number {
+    return this.#index.capacity(slot);
+  }
+
+  /** Test-only: throws if the index's structural invariants are broken. */
+  checkInvariants(): void {
+    this.#index.checkInvariants();
+  }
+}

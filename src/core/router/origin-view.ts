@@ -1,0 +1,25 @@
+/**
+ * What a policy sees of one origin (`OriginView`): its settings and the load board's reading at
+ * decision time. Pure; the one place that shapes the view, so every policy, shadow and the
+ * failover order see the same.
+ */
+import type { OriginLoadView } from "../load-board/load-board.ts";
+import type { OriginView } from "../policies/policy.ts";
+import type { OriginSettings, PoolSettings } from "../settings/settings-schema.ts";
+
+export function originView(
+  settings: OriginSettings,
+  load: OriginLoadView,
+  pool: PoolSettings,
+): OriginView {
+  return {
+    id: settings.id,
+    eligible: load.eligible,
+    outstanding: load.outstanding,
+    queuedPrefillTokens: load.queuedPrefillTokens,
+    activeTokens: load.activeTokens,
+    engine: load.engine,
+    prefillTokensPerSecond: settings.prefillTokensPerSecond ?? pool.prefillTokensPerSecond,
+    weight: settings.weight,
+  };
+}
