@@ -12,12 +12,12 @@ import { bodyLimit } from "hono/body-limit";
 import type { z } from "zod";
 import { BATCH_WINDOW_MS, engineEventBatch } from "../../core/engine-events.ts";
 import { formatSettingsErrors } from "../../core/settings/parse-settings.ts";
+import { SIGNATURE_HEADER, verifySignature } from "../../core/webhook-signature.ts";
 import type { AppEnv } from "../app-env.ts";
 import { ApiError, invalidRequest } from "../errors/api-error.ts";
 import { ingestOnObject, poolStub } from "../routing/pool-object.ts";
 import { withDeadline } from "../routing/with-deadline.ts";
 import { currentSettings } from "../settings/settings-cache.ts";
-import { SIGNATURE_HEADER, verifySignature } from "../webhooks/verify-signature.ts";
 
 /** A batch holds at most 100 small events; anything near this is not a report. */
 const MAX_BATCH_BYTES = 64 * 1024;
