@@ -170,7 +170,7 @@ describe("parseSettings", () => {
 });
 
 describe("parseSettings: issue 9 defects", () => {
-  // Every name the Worker binds itself (wrangler.toml, src/worker/app-env.ts).
+  // Every name the Worker binds itself (wrangler.toml, src/worker/http/middleware/app-env.ts).
   const routerBindings = [
     "ADMIN_TOKEN",
     "WEBHOOK_SECRET",

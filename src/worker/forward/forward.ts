@@ -10,10 +10,10 @@
  */
 import type { Outcome } from "../../core/router/router-types.ts";
 import type { OriginSettings, PoolSettings } from "../../core/settings/settings-schema.ts";
+import type { Routed } from "../edge-routing/route-request.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { RequestRecord } from "../observability/request-record.ts";
-import type { RequestOutcome } from "../observability/request-sample.ts";
-import type { Routed } from "../routing/route-request.ts";
+import type { RequestRecord } from "../request-record/request-record.ts";
+import type { RequestOutcome } from "../request-record/request-report.ts";
 import { type AttemptRequest, type AttemptResult, attempt } from "./attempt.ts";
 import { clientHeaders } from "./origin-request.ts";
 import { sseErrorEnding } from "./sse-ending.ts";
