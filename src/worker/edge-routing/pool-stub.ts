@@ -1,6 +1,6 @@
 /**
  * Calls to a pool's Durable Object that bring it the caller's settings on demand: the object
- * answers `null` while it lacks them (see `pool-object/rpc-types.ts`), and the call is repeated once after
+ * answers `null` while it lacks them (see `settings/pool-version.ts`), and the call is repeated once after
  * `applySettings`. Stubs are made per call: Cloudflare's guidance is a new stub after any
  * exception, and making one is cheap (no I/O until it is called).
  */
@@ -8,7 +8,8 @@ import type { EngineEventBatch } from "../../core/engine-events.ts";
 import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { RouterObject } from "../pool-object/router-object.ts";
-import type { IngestOutcome, PoolVersion } from "../pool-object/rpc-types.ts";
+import type { IngestOutcome } from "../pool-object/rpc-types.ts";
+import type { PoolVersion } from "../settings/pool-version.ts";
 
 export type PoolStub = DurableObjectStub<RouterObject>;
 

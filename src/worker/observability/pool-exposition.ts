@@ -5,7 +5,7 @@
  * object did not answer shows only `llm_router_pool_object_up 0`, never stale or partial values.
  */
 import type { OriginStats, RouterStats } from "../../core/router/router-types.ts";
-import type { ObjectState } from "../pool-object/router-object.ts";
+import type { ObjectState } from "../pool-object/rpc-types.ts";
 import { REQUEST_OUTCOMES } from "../request-record/request-report.ts";
 import type { MetricFamily, MetricsWriter } from "./exposition.ts";
 import { families as F } from "./metric-families.ts";

@@ -11,8 +11,8 @@ import { fallbackRouters } from "../edge-routing/fallback-routers.ts";
 import { poolStub } from "../edge-routing/pool-stub.ts";
 import { withDeadline } from "../edge-routing/with-deadline.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { ObjectState } from "../pool-object/router-object.ts";
-import type { PoolVersion } from "../pool-object/rpc-types.ts";
+import type { ObjectState } from "../pool-object/rpc-types.ts";
+import type { PoolVersion } from "../settings/pool-version.ts";
 import {
   currentSettings,
   type LoadedSettings,

@@ -27,35 +27,18 @@ import { DurableObject } from "cloudflare:workers";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
-import type {
-  FailureKind,
-  Outcome,
-  RouteDecision,
-  RouterStats,
-} from "../../core/router/router-types.ts";
+import type { FailureKind, Outcome, RouteDecision } from "../../core/router/router-types.ts";
 import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
-import { PoolMetrics, type PoolMetricsSnapshot } from "../pool-metrics/pool-metrics.ts";
+import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import type { RequestSample } from "../request-record/request-report.ts";
-import {
-  type IngestOutcome,
-  needsSettings,
-  type PoolVersion,
-  type RouteCall,
-} from "./rpc-types.ts";
+import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import type { IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
 import { SnapshotStore, type StoredPool } from "./snapshot-store.ts";
 
 /** Delay between the first unsaved change and the snapshot that saves it. */
 const PERSIST_DELAY_MS = 10_000;
 /** Interval of the lease sweep while requests are outstanding and nothing else changes. */
 const LEASE_SWEEP_MS = 60_000;
-
-export interface ObjectState {
-  model: string;
-  version: PoolVersion;
-  router: RouterStats;
-  metrics: PoolMetricsSnapshot;
-  snapshotRows: number;
-}
 
 export class RouterObject extends DurableObject<Env> {
   /** Makes tickets of this start unique against those of earlier starts. */

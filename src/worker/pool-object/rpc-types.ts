@@ -1,21 +1,11 @@
 /**
- * The Durable Object's RPC contract beyond the core's own types: which settings a call was made
- * under. Every call that depends on settings carries the caller's `PoolVersion`; the object
- * answers `null` when it needs the pool's settings first (fresh object, or newer settings), and
- * the Worker then pushes them with `applySettings` and calls again. So settings written with
- * `wrangler kv` reach every object without a redeploy, and the hot path never clones settings.
+ * The Durable Object's RPC contract beyond the core's own types: the settings version a call
+ * carries (settings/pool-version.ts), what became of a webhook batch, and the object's state.
+ * The end of a request travels as its metrics sample (request-record/request-report.ts).
  */
-import type { RouteRequest } from "../../core/router/router-types.ts";
-
-export interface PoolVersion {
-  /**
-   * Write time (ms) of the settings document, from its KV metadata (the admin API sets it);
-   * 0 when unknown (written with `wrangler kv` without `--metadata`).
-   */
-  readonly revision: number;
-  /** Hash of the pool's parsed settings: equal fingerprints mean equal settings. */
-  readonly fingerprint: string;
-}
+import type { RouteRequest, RouterStats } from "../../core/router/router-types.ts";
+import type { PoolMetricsSnapshot } from "../pool-metrics/pool-metrics.ts";
+import type { PoolVersion } from "../settings/pool-version.ts";
 
 export interface RouteCall extends RouteRequest {
   readonly version: PoolVersion;
@@ -28,15 +18,11 @@ export interface RouteCall extends RouteRequest {
  */
 export type IngestOutcome = "applied" | "duplicate" | "stale" | "unknown-origin";
 
-/**
- * Whether an object holding `held` must take the caller's settings first. A caller with older
- * settings (lower revision) is served with the object's newer ones, so an isolate that has not
- * yet seen a new document cannot roll the object back. Without a revision the differing
- * settings win, as the last written: while KV propagates such a change (up to a minute) an
- * object may switch between the two versions, which keeps the state of origins in both.
- */
-export function needsSettings(held: PoolVersion | null, caller: PoolVersion): boolean {
-  if (held === null) return true;
-  if (held.fingerprint === caller.fingerprint) return false;
-  return caller.revision === 0 || caller.revision >= held.revision;
+/** The object's view of its pool, for `/admin/state`, `/metrics` and the dashboard. */
+export interface ObjectState {
+  model: string;
+  version: PoolVersion;
+  router: RouterStats;
+  metrics: PoolMetricsSnapshot;
+  snapshotRows: number;
 }

@@ -9,7 +9,7 @@
  */
 import type { BatchMark } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import type { PoolVersion } from "./rpc-types.ts";
+import type { PoolVersion } from "../settings/pool-version.ts";
 
 /** 1 MiB: half the 2 MB value cap, so row overhead can never push a row past it. */
 const SNAPSHOT_ROW_BYTES = 1 << 20;
