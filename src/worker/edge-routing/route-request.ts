@@ -11,27 +11,22 @@
  */
 
 import type { CoreRouter } from "../../core/router/core-router.ts";
-import type {
-  FailureKind,
-  Outcome,
-  RouteDecision,
-  RouteRequest,
-} from "../../core/router/router-types.ts";
-import type { RequestSample } from "../request-record/request-report.ts";
+import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
+import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { fallbackRouters } from "./fallback-routers.ts";
-import { pendingSamples } from "./pending-reports.ts";
+import { pendingReports } from "./pending-reports.ts";
 import { type PoolRef, type PoolStub, poolStub, routeOnObject } from "./pool-stub.ts";
 import { DeadlineError, withDeadline } from "./with-deadline.ts";
 
 /**
- * Where failover and the outcome of a routed request are reported. The outcome carries the
- * request's metrics sample to the pool's object; a sample the object cannot take now (the
- * Worker routed alone, or the call failed) waits in `pendingSamples` for the next completion.
+ * Where failover and the end of a routed request are reported, to whichever router issued the
+ * ticket. The end is the request's `RequestReport`; a report the object cannot take now (the
+ * Worker routed alone, or the call failed) waits in `pendingReports` for the next completion.
  */
 export interface Ledger {
   /** Resolves to the prompt tokens `next` holds, or null when the router could not say. */
   reroute(ticket: string, failure: FailureKind, next: string): Promise<number | null>;
-  complete(ticket: string, outcome: Outcome, sample: RequestSample): Promise<void>;
+  complete(ticket: string, report: RequestReport): Promise<void>;
   /** The ticket was never used: release it blaming nobody. */
   cancel(ticket: string): Promise<void>;
 }
@@ -63,10 +58,10 @@ function objectLedger(stub: PoolStub, model: string): Ledger {
   return {
     reroute: (ticket, failure, next) =>
       report("reroute", () => stub.reroute(ticket, failure, next)),
-    complete: async (ticket, outcome, sample) => {
-      const samples = [sample, ...pendingSamples.take(model)];
-      const recorded = await report("complete", () => stub.complete(ticket, outcome, samples));
-      if (recorded === null) pendingSamples.add(model, samples);
+    complete: async (ticket, finished) => {
+      const earlier = pendingReports.take(model);
+      const recorded = await report("complete", () => stub.complete(ticket, finished, earlier));
+      if (recorded === null) pendingReports.add(model, [finished, ...earlier]);
     },
     cancel: async (ticket) => {
       await report("cancel", () => stub.cancel(ticket));
@@ -77,9 +72,9 @@ function objectLedger(stub: PoolStub, model: string): Ledger {
 function coreLedger(router: CoreRouter, model: string): Ledger {
   return {
     reroute: async (ticket, failure, next) => router.reroute(ticket, failure, next, Date.now()),
-    complete: async (ticket, outcome, sample) => {
-      router.complete(ticket, outcome, Date.now());
-      pendingSamples.add(model, [sample]);
+    complete: async (ticket, finished) => {
+      router.complete(ticket, routerOutcome(finished), Date.now());
+      pendingReports.add(model, [finished]);
     },
     cancel: async (ticket) => {
       router.cancel(ticket, Date.now());

@@ -86,7 +86,6 @@ function writeRequests(w: MetricsWriter, model: string, state: ObjectState): voi
   for (const [reason, n] of Object.entries(m.fallbacks)) {
     w.sample(F.fallbacks, { model, reason }, n);
   }
-  w.histogram(F.hashSeconds, { model }, m.latency.hash);
   w.histogram(F.objectSeconds, { model }, m.latency.object);
   w.histogram(F.ttfbSeconds, { model }, m.latency.ttfb);
 }

@@ -6,19 +6,17 @@
  * shows the recent past, and every isolate's requests count. Memory is fixed: `buckets` entries.
  */
 
-import type { RequestSample } from "../request-record/request-report.ts";
+import type { RequestReport } from "../request-record/request-report.ts";
 import { type HistogramData, histogram, observe, quantile } from "./histogram.ts";
+import { addUsage, type UsageSums, usageSums } from "./usage-sums.ts";
 
 /** Time to first byte bounds, seconds (shared with the pool's TTFB histogram). */
 export const TTFB_BOUNDS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-interface Bucket {
+interface Bucket extends UsageSums {
   start: number;
   requests: number;
   errors: number;
-  promptTokens: number;
-  cachedTokens: number;
-  matchedTokens: number;
   ttfb: HistogramData;
 }
 
@@ -37,15 +35,7 @@ export interface SeriesPoint {
 }
 
 function emptyBucket(start: number): Bucket {
-  return {
-    start,
-    requests: 0,
-    errors: 0,
-    promptTokens: 0,
-    cachedTokens: 0,
-    matchedTokens: 0,
-    ttfb: histogram(TTFB_BOUNDS),
-  };
+  return { start, requests: 0, errors: 0, ...usageSums(), ttfb: histogram(TTFB_BOUNDS) };
 }
 
 const ms = (seconds: number | null) => (seconds === null ? null : Math.round(seconds * 1000));
@@ -70,16 +60,12 @@ export class TimeSeries {
     return b;
   }
 
-  record(sample: RequestSample, now: number): void {
+  record(report: RequestReport, now: number): void {
     const b = this.#bucket(now);
     b.requests++;
-    if (sample.outcome !== "ok") b.errors++;
-    if (sample.cachedTokens !== undefined && sample.promptTokens) {
-      b.promptTokens += sample.promptTokens;
-      b.cachedTokens += sample.cachedTokens;
-      b.matchedTokens += Math.min(sample.matchedTokens, sample.promptTokens);
-    }
-    if (sample.ttfbMs !== undefined) observe(b.ttfb, sample.ttfbMs / 1000);
+    if (report.outcome !== "ok") b.errors++;
+    addUsage(b, report);
+    if (report.ttfbMs !== undefined) observe(b.ttfb, report.ttfbMs / 1000);
   }
 
   /** Every bucket of the ring's span up to `now`, oldest first; empty ones read as zero. */

@@ -2,6 +2,7 @@ import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "c
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../core/prompt/prompt-key.ts";
+import type { RequestOutcome, RequestReport } from "../request-record/request-report.ts";
 import { chat, conversation, origin, pool, putSettings } from "../test/helpers.ts";
 import type { RouterObject } from "./router-object.ts";
 import { SnapshotStore } from "./snapshot-store.ts";
@@ -23,6 +24,11 @@ beforeAll(async () => {
     },
   });
 });
+
+/** The report of a request that ended as `outcome` at `origin`, as the Worker sends it. */
+function ended(origin: string | null, outcome: RequestOutcome): RequestReport {
+  return { origin, outcome, failures: [], matchedTokens: 0, objectMs: null, fallback: null };
+}
 
 /** Send each topic's conversation through the Worker, so the object's index learns them. */
 async function teach(model: string) {
@@ -47,7 +53,9 @@ async function matches(model: string): Promise<number[]> {
       version: state.version,
     });
     out.push(decision?.matchedTokens ?? -1);
-    if (decision?.ticket) await stub.complete(decision.ticket, { ok: false });
+    if (decision?.ticket) {
+      await stub.complete(decision.ticket, ended(decision.origin, "client_abort"));
+    }
   }
   return out;
 }
@@ -113,7 +121,7 @@ describe("router object persistence", () => {
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect((await stub.state())?.router.outstanding).toBe(0);
     // Its ticket is gone: a late completion is refused rather than double-counted.
-    expect(await stub.complete(decision!.ticket!, { ok: true })).toBe(false);
+    expect(await stub.complete(decision!.ticket!, ended(decision!.origin, "ok"))).toBe(false);
   });
 });
 

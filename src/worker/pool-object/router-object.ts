@@ -14,7 +14,7 @@
  *   cache misses, never a wrong answer.
  * - Leases: the alarm also expires leases whose completion never came, and keeps sweeping
  *   while any are outstanding, so `/admin/state` shows the true load of an idle pool.
- * - Metrics: the samples the Worker sends with `complete` go to a `PoolMetrics` (counters,
+ * - Metrics: the reports the Worker sends with `complete` go to a `PoolMetrics` (counters,
  *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
  *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
  * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
@@ -27,10 +27,10 @@ import { DurableObject } from "cloudflare:workers";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
-import type { FailureKind, Outcome, RouteDecision } from "../../core/router/router-types.ts";
+import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
 import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
-import type { RequestSample } from "../request-record/request-report.ts";
+import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
 import type { IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
 import { SnapshotStore, type StoredPool } from "./snapshot-store.ts";
@@ -144,13 +144,16 @@ export class RouterObject extends DurableObject<Env> {
     return known;
   }
 
-  /** The request ended; `samples` are its metrics and any the isolate could not send before. */
-  complete(ticket: string, outcome: Outcome, samples: readonly RequestSample[] = []): boolean {
+  /**
+   * The request ended as `report` says: the router learns its outcome, the metrics count it,
+   * with `earlier` reports the isolate could not send before (it routed them alone).
+   */
+  complete(ticket: string, report: RequestReport, earlier: readonly RequestReport[] = []): boolean {
     this.#ready();
     const now = Date.now();
-    const known = this.#router?.complete(ticket, outcome, now) ?? false;
+    const known = this.#router?.complete(ticket, routerOutcome(report), now) ?? false;
     if (known) this.#touch();
-    for (const sample of samples) this.#metrics.record(sample, now);
+    for (const r of [report, ...earlier]) this.#metrics.record(r, now);
     return known;
   }
 

@@ -1,7 +1,7 @@
 /**
  * The Durable Object's RPC contract beyond the core's own types: the settings version a call
  * carries (settings/pool-version.ts), what became of a webhook batch, and the object's state.
- * The end of a request travels as its metrics sample (request-record/request-report.ts).
+ * The end of a request travels as its `RequestReport` (request-record/request-report.ts).
  */
 import type { RouteRequest, RouterStats } from "../../core/router/router-types.ts";
 import type { PoolMetricsSnapshot } from "../pool-metrics/pool-metrics.ts";

@@ -1,20 +1,14 @@
 /**
  * @module
- * What the router did with one LLM request, filled in as the request goes (the handler hashes,
- * routing decides, forward tries origins) and finished once, two ways: the `RequestSample` the
- * pool's object records in its metrics, and one JSON log line through `console.log`, which
- * Workers Logs and Logpush collect. The line never holds prompt text, origin URLs, headers or
- * secrets: only ids, reasons, counts and timings (docs/api.md lists its fields).
+ * What the router did with one LLM request, filled in as the request goes (routing decides,
+ * forward tries origins) and finished once: the `RequestReport` the pool's object receives, and
+ * one JSON log line through `console.log`, which Workers Logs and Logpush collect. The line is
+ * the report's figures plus what only the log needs (request id, model, status, decision,
+ * duration, error); it never holds prompt text, origin URLs, headers or secrets (docs/api.md
+ * lists its fields).
  */
-import type { Routed } from "../edge-routing/route-request.ts";
-import type { FailedAttempt, RequestOutcome, RequestSample } from "./request-report.ts";
-
-/** The engine's usage and timing, once the response has ended. */
-export interface RequestEnd {
-  ttfbMs?: number | undefined;
-  promptTokens?: number | undefined;
-  cachedTokens?: number | undefined;
-}
+import type { RouteDecision } from "../../core/router/router-types.ts";
+import type { FailedAttempt, RequestOutcome, RequestReport } from "./request-report.ts";
 
 export interface RequestLogLine {
   msg: "llm_request";
@@ -37,24 +31,27 @@ export interface RequestLogLine {
   attempts: number;
   failovers: number;
   /** Every attempt that failed before its first byte. */
-  failures: FailedAttempt[];
-  hashMs: number | null;
+  failures: readonly FailedAttempt[];
   objectMs: number | null;
   /** The error code sent to the client, if any. */
   error: string | null;
+}
+
+/** A decision and how it was reached (edge-routing's `Routed` is one). */
+export interface DecidedBy {
+  readonly decision: RouteDecision;
+  readonly objectMs: number | null;
+  readonly fallback: string | null;
 }
 
 export class RequestRecord {
   readonly requestId: string;
   readonly startedAt: number;
   model: string | null = null;
-  hashMs: number | null = null;
-  routed: Pick<Routed, "objectMs" | "fallback"> & { policy: string; reason: string } = {
-    policy: "",
-    reason: "",
-    objectMs: null,
-    fallback: null,
-  };
+  /** The decision's policy and reason; null until routing has decided. */
+  decision: { policy: string; reason: string } | null = null;
+  objectMs: number | null = null;
+  fallback: string | null = null;
   /** The origin tried last (the one that answered, if any did). */
   origin: string | null = null;
   attempts = 0;
@@ -62,9 +59,7 @@ export class RequestRecord {
   readonly failures: FailedAttempt[] = [];
   /** The body is still streaming: the log line is written when it ends, not by the middleware. */
   streaming = false;
-  #decided = false;
-  #outcome: RequestOutcome | null = null;
-  #end: RequestEnd = {};
+  #report: RequestReport | null = null;
   #logged = false;
 
   constructor(requestId: string, startedAt: number) {
@@ -72,54 +67,56 @@ export class RequestRecord {
     this.startedAt = startedAt;
   }
 
-  decided(routed: Routed): void {
-    const { decision, objectMs, fallback } = routed;
-    this.#decided = true;
-    this.routed = { policy: decision.policy, reason: decision.reason, objectMs, fallback };
+  decided({ decision, objectMs, fallback }: DecidedBy): void {
+    this.decision = { policy: decision.policy, reason: decision.reason };
+    this.objectMs = objectMs;
+    this.fallback = fallback;
     this.matchedTokens = decision.matchedTokens;
   }
 
-  /** The request ended this way; returns the sample for the pool's object. */
-  settle(outcome: RequestOutcome, end: RequestEnd = {}): RequestSample {
-    this.#outcome = outcome;
-    this.#end = end;
-    const moved = outcome === "failed" ? this.failures.slice(0, -1) : this.failures;
-    return {
+  /**
+   * The request ended this way (`end`: the engine's usage and the first byte's time, when the
+   * response began); returns the report for the pool's object.
+   */
+  finish(
+    outcome: RequestOutcome,
+    end: Pick<RequestReport, "promptTokens" | "cachedTokens" | "ttfbMs"> = {},
+  ): RequestReport {
+    this.#report = {
       origin: this.origin,
       outcome,
-      failovers: moved,
+      failures: [...this.failures],
       matchedTokens: this.matchedTokens,
       promptTokens: end.promptTokens,
       cachedTokens: end.cachedTokens,
       ttfbMs: end.ttfbMs,
-      hashMs: this.hashMs ?? 0,
-      objectMs: this.routed.objectMs,
-      fallback: this.routed.fallback,
+      objectMs: this.objectMs,
+      fallback: this.fallback,
     };
+    return this.#report;
   }
 
   line(status: number, error: string | null, now: number): RequestLogLine {
-    const r = this.routed;
+    const report = this.#report;
     return {
       msg: "llm_request",
       requestId: this.requestId,
       model: this.model,
       status,
-      outcome: this.#outcome ?? "rejected",
+      outcome: report?.outcome ?? "rejected",
       origin: this.origin,
-      policy: this.#decided ? r.policy : null,
-      reason: this.#decided ? r.reason : null,
-      fallback: r.fallback !== null,
+      policy: this.decision?.policy ?? null,
+      reason: this.decision?.reason ?? null,
+      fallback: this.fallback !== null,
       matchedTokens: this.matchedTokens,
-      promptTokens: this.#end.promptTokens ?? null,
-      cachedTokens: this.#end.cachedTokens ?? null,
-      ttfbMs: this.#end.ttfbMs ?? null,
+      promptTokens: report?.promptTokens ?? null,
+      cachedTokens: report?.cachedTokens ?? null,
+      ttfbMs: report?.ttfbMs ?? null,
       durationMs: Math.max(0, now - this.startedAt),
       attempts: this.attempts,
       failovers: Math.max(0, this.attempts - 1),
       failures: this.failures,
-      hashMs: this.hashMs,
-      objectMs: r.objectMs,
+      objectMs: this.objectMs,
       error,
     };
   }
