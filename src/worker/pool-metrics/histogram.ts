@@ -1,8 +1,8 @@
 /**
  * @module
  * A fixed-bucket histogram, as Prometheus exposes one: upper bounds in base units (seconds),
- * a count per bucket, a sum and a count. Plain data (`HistogramData`) crosses Workers RPC and
- * merges by addition, so the pool's object can keep one per figure for every isolate's requests.
+ * a count per bucket, a sum and a count. Plain data (`HistogramData`), so it crosses Workers RPC
+ * in the object's state; the pool's object keeps one per figure for every isolate's requests.
  * `quantile` estimates like PromQL's `histogram_quantile`: linear inside the bucket.
  */
 
@@ -31,15 +31,6 @@ export function observe(h: HistogramData, value: number): void {
   h.counts[i] = (h.counts[i] as number) + 1;
   h.sum += value;
   h.count++;
-}
-
-/** Add `from` into `into` (same bounds). */
-export function merge(into: HistogramData, from: HistogramData): void {
-  for (let i = 0; i < into.counts.length; i++) {
-    into.counts[i] = (into.counts[i] as number) + (from.counts[i] ?? 0);
-  }
-  into.sum += from.sum;
-  into.count += from.count;
 }
 
 /**
