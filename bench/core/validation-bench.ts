@@ -33,7 +33,7 @@ export interface ShapeResult extends Record<string, string | number> {
 const MB = 1024 * 1024;
 const RUNS = 5;
 
-/** The Worker's path minus decoding and JSON.parse (`parseJsonBody`): its outcome. */
+/** The Worker's path minus decoding and JSON.parse (its `jsonBody` step): the outcome. */
 function edge(
   text: string,
   body: Record<string, unknown>,

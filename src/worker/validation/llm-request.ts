@@ -5,10 +5,10 @@
  * the client's original bytes, never this parsed copy.
  *
  * Cost is O(body bytes) with a small constant for any body: the structural budget
- * (`validation/json-budget.ts`) is checked before JSON.parse; zod checks the envelope (`model`
+ * (`checkJsonBudget`, which the routes run before JSON.parse); zod checks the envelope (`model`
  * and the types of the other fields) without visiting array elements; the elements are checked
- * by hand in one pass that stops at the first bad one (`validation/llm-fields.ts`). zod over the
- * elements is what made a prompt of 1M token ids take 3.0 s and 219 MB (issue 9).
+ * by hand in one pass that stops at the first bad one (`llm-fields.ts`). zod over the elements
+ * is what made a prompt of 1M token ids take 3.0 s and 219 MB (issue 9).
  */
 import { z } from "zod";
 import { invalidRequest } from "../errors/api-error.ts";
@@ -53,23 +53,15 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return at;
 }
 
-/** The body as JSON, once it fits the structural budget; every failure is a 400. */
-export function parseJsonBody(bytes: ArrayBuffer): Record<string, unknown> {
-  const text = new TextDecoder().decode(bytes);
+/**
+ * The structural budget of a body's text (`json-budget.ts`), checked before JSON.parse, whose
+ * cost it bounds: over it, a 400 naming the part of the body at fault.
+ */
+export function checkJsonBudget(text: string): void {
   const over = exceedsJsonBudget(text);
   if (over) {
     throw invalidRequest("invalid_value", `${over.field ?? "body"}: ${over.reason}`, over.field);
   }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw invalidRequest("invalid_json", "request body is not valid JSON");
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw invalidRequest("invalid_json", "request body must be a JSON object");
-  }
-  return body as Record<string, unknown>;
 }
 
 /** Check a parsed body against `schema`; the first bad field is a 400 that names it. */
@@ -95,12 +87,4 @@ export function validateLlmRequest(
     `${param ?? "body"}: ${missing ? "is required" : issue?.message}`,
     param,
   );
-}
-
-/** Parse the raw body and check it against `schema`; every failure is a 400 in OpenAI's shape. */
-export function parseLlmRequest(
-  bytes: ArrayBuffer,
-  schema: typeof chatRequest | typeof completionRequest,
-): LlmRequest {
-  return validateLlmRequest(parseJsonBody(bytes), schema);
 }

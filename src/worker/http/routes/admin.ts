@@ -9,13 +9,11 @@
  *   as the object sees them, plus this isolate's settings status and fallback router
  *   (observability/pool-state.ts); without `model`, every pool's (the dashboard polls this).
  */
-import { Hono, type MiddlewareHandler } from "hono";
-import { bearerAuth } from "hono/bearer-auth";
-import { bodyLimit } from "hono/body-limit";
+import { Hono } from "hono";
 import { formatSettingsErrors, parseSettings } from "../../../core/settings/parse-settings.ts";
 import { poolStub } from "../../edge-routing/pool-stub.ts";
 import { withDeadline } from "../../edge-routing/with-deadline.ts";
-import { ApiError, invalidRequest, modelNotFound } from "../../errors/api-error.ts";
+import { ApiError, modelNotFound } from "../../errors/api-error.ts";
 import { OBJECT_TIMEOUT_MS, poolState, poolStates } from "../../observability/pool-state.ts";
 import { missingSecrets } from "../../settings/check-secrets.ts";
 import {
@@ -26,17 +24,16 @@ import {
   settingsCache,
 } from "../../settings/settings-cache.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
+import { bearerGuard } from "../middleware/bearer-guard.ts";
+import { limitBody } from "../middleware/body-limit.ts";
+import { jsonBody } from "../middleware/json-body.ts";
 
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 
-const adminAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const token = c.env.ADMIN_TOKEN;
-  if (!token) {
-    console.error("admin API: ADMIN_TOKEN is not set; rejecting all");
-    throw new ApiError(401, "authentication_error", "unauthorized", "admin API is disabled");
-  }
-  return bearerAuth<AppEnv>({ token })(c, next);
-};
+const adminAuth = bearerGuard({
+  tokens: (env) => [env.ADMIN_TOKEN],
+  disabled: "admin API is disabled",
+});
 
 interface PutResult {
   /** The revision this PUT wrote, whatever other PUTs did meanwhile. */
@@ -45,13 +42,8 @@ interface PutResult {
   pools: Record<string, string>;
 }
 
-async function putSettings(env: Env, text: string): Promise<PutResult> {
-  let input: unknown;
-  try {
-    input = JSON.parse(text);
-  } catch {
-    throw invalidRequest("invalid_json", "settings document is not valid JSON");
-  }
+/** Validate `input` (the document `text` parsed) fully, then write, adopt and push it. */
+async function putSettings(env: Env, text: string, input: unknown): Promise<PutResult> {
   const parsed = parseSettings(input);
   const errors = parsed.ok ? missingSecrets(parsed.value, env) : parsed.errors;
   if (!parsed.ok || errors.length > 0) {
@@ -98,13 +90,9 @@ export const adminRoutes = new Hono<AppEnv>()
   })
   .put(
     "/settings",
-    bodyLimit({
-      maxSize: MAX_SETTINGS_BYTES,
-      onError: () => {
-        throw new ApiError(413, "invalid_request_error", "request_too_large", "settings too large");
-      },
-    }),
-    async (c) => c.json(await putSettings(c.env, await c.req.text())),
+    limitBody({ maxBytes: MAX_SETTINGS_BYTES, what: "settings document" }),
+    jsonBody({ what: "settings document" }),
+    async (c) => c.json(await putSettings(c.env, await c.req.text(), c.get("json"))),
   )
   .get("/state", async (c) => {
     const model = c.req.query("model");

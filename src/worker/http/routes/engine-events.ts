@@ -8,16 +8,17 @@
  * one applied (send its state in a new batch), 503 retry the same batch later.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { z } from "zod";
 import { BATCH_WINDOW_MS, engineEventBatch } from "../../../core/engine-events.ts";
 import { formatSettingsErrors } from "../../../core/settings/parse-settings.ts";
-import { SIGNATURE_HEADER, verifySignature } from "../../../core/webhook-signature.ts";
 import { ingestOnObject, poolStub } from "../../edge-routing/pool-stub.ts";
 import { withDeadline } from "../../edge-routing/with-deadline.ts";
 import { ApiError, invalidRequest } from "../../errors/api-error.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
+import { limitBody } from "../middleware/body-limit.ts";
+import { jsonBody } from "../middleware/json-body.ts";
+import { webhookSignature } from "../middleware/webhook-signature.ts";
 
 /** A batch holds at most 100 small events; anything near this is not a report. */
 const MAX_BATCH_BYTES = 64 * 1024;
@@ -26,33 +27,11 @@ const INGEST_TIMEOUT_MS = 5000;
 
 export const engineEventsRoutes = new Hono<AppEnv>().post(
   "/engine/events",
-  bodyLimit({
-    maxSize: MAX_BATCH_BYTES,
-    onError: () => {
-      throw new ApiError(413, "invalid_request_error", "request_too_large", "batch too large");
-    },
-  }),
+  limitBody({ maxBytes: MAX_BATCH_BYTES, what: "batch" }),
+  webhookSignature(),
+  jsonBody(),
   async (c) => {
-    const raw = await c.req.arrayBuffer();
-    const secret = c.env.WEBHOOK_SECRET;
-    if (!secret) console.error("engine events: WEBHOOK_SECRET is not set; rejecting all");
-    const check = secret
-      ? await verifySignature(secret, c.req.header(SIGNATURE_HEADER), raw, Date.now() / 1000)
-      : ({ ok: false, reason: "missing" } as const);
-    if (!check.ok) {
-      throw new ApiError(
-        401,
-        "authentication_error",
-        `signature_${check.reason}`,
-        `${SIGNATURE_HEADER} is ${check.reason}`,
-      );
-    }
-    let input: unknown;
-    try {
-      input = JSON.parse(new TextDecoder().decode(raw));
-    } catch {
-      throw invalidRequest("invalid_json", "request body is not valid JSON");
-    }
+    const input = c.get("json");
     const parsed = engineEventBatch.safeParse(input);
     if (!parsed.success) throw invalidBatch(input, parsed.error.issues);
     const batch = parsed.data;

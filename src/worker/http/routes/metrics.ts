@@ -4,23 +4,17 @@
  * the admin token) or `<ADMIN_TOKEN>`, compared in constant time by Hono's bearerAuth. Each
  * scrape asks every pool's object for its state, in parallel.
  */
-import { Hono, type MiddlewareHandler } from "hono";
-import { bearerAuth } from "hono/bearer-auth";
-import { ApiError } from "../../errors/api-error.ts";
+import { Hono } from "hono";
 import { MetricsWriter, PROMETHEUS_CONTENT_TYPE } from "../../observability/exposition.ts";
 import { writeMetrics } from "../../observability/pool-exposition.ts";
 import { poolStates } from "../../observability/pool-state.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
+import { bearerGuard } from "../middleware/bearer-guard.ts";
 
-const metricsAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const tokens = [c.env.METRICS_TOKEN, c.env.ADMIN_TOKEN].filter(
-    (t): t is string => typeof t === "string" && t.length > 0,
-  );
-  if (tokens.length === 0) {
-    throw new ApiError(401, "authentication_error", "unauthorized", "metrics are disabled");
-  }
-  return bearerAuth<AppEnv>({ token: tokens })(c, next);
-};
+const metricsAuth = bearerGuard({
+  tokens: (env) => [env.METRICS_TOKEN, env.ADMIN_TOKEN],
+  disabled: "metrics are disabled",
+});
 
 export const metricsRoutes = new Hono<AppEnv>().get("/metrics", metricsAuth, async (c) => {
   const writer = new MetricsWriter();
