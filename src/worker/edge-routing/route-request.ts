@@ -47,7 +47,7 @@ interface ObjectError {
 
 function objectLedger(stub: PoolStub, model: string): Ledger {
   // Bookkeeping must never fail a request that is already being served.
-  const report = async <T>(what: string, call: () => Promise<T>): Promise<T | null> => {
+  const tryRecord = async <T>(what: string, call: () => Promise<T>): Promise<T | null> => {
     try {
       return await call();
     } catch (error) {
@@ -57,14 +57,14 @@ function objectLedger(stub: PoolStub, model: string): Ledger {
   };
   return {
     reroute: (ticket, failure, next) =>
-      report("reroute", () => stub.reroute(ticket, failure, next)),
+      tryRecord("reroute", () => stub.reroute(ticket, failure, next)),
     complete: async (ticket, finished) => {
       const earlier = pendingReports.take(model);
-      const recorded = await report("complete", () => stub.complete(ticket, finished, earlier));
+      const recorded = await tryRecord("complete", () => stub.complete(ticket, finished, earlier));
       if (recorded === null) pendingReports.add(model, [finished, ...earlier]);
     },
     cancel: async (ticket) => {
-      await report("cancel", () => stub.cancel(ticket));
+      await tryRecord("cancel", () => stub.cancel(ticket));
     },
   };
 }
