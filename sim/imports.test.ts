@@ -3,6 +3,13 @@
  * end-to-end tests share (engine model, traces, arrivals, quantiles, tables, progress bar), so
  * nothing outside `bench/` reaches into the benchmark, and the pure core imports none of them.
  * Relative import specifiers are resolved and checked against the table below.
+ *
+ * Under `src/`, every folder (each directory, so `http/routes` and `http/middleware` are two)
+ * must also sit in one order: no folder imports from a folder that imports it back, directly or
+ * through others. A cycle means two folders own one idea between them; the test names each
+ * folder of the cycle and the files that make its edges. Tests are left out (a test may import
+ * whatever it exercises, and test support imports what it supports); production code may not
+ * import a test file, so a test cannot close a cycle that production code runs.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -68,5 +75,78 @@ describe("folder imports", () => {
           .map(({ spec }) => `${relative(repo, f)} -> ${spec}`),
       );
     expect(offenders).toEqual([]);
+  });
+});
+
+/** Folder -> folder -> the files whose imports make that edge, for production code under src/. */
+function folderGraph(): Map<string, Map<string, string[]>> {
+  const graph = new Map<string, Map<string, string[]>>();
+  for (const file of sources(join(repo, "src"))) {
+    if (file.endsWith(".test.ts")) continue;
+    const from = relative(repo, dirname(file));
+    const edges = graph.get(from) ?? new Map<string, string[]>();
+    graph.set(from, edges);
+    for (const spec of relativeImports(readFileSync(file, "utf8"))) {
+      const to = relative(repo, dirname(resolve(dirname(file), spec)));
+      if (to === from) continue;
+      const files = edges.get(to) ?? [];
+      if (!files.includes(relative(repo, file))) files.push(relative(repo, file));
+      edges.set(to, files);
+    }
+  }
+  return graph;
+}
+
+/** Strongly connected components of more than one folder (Tarjan's algorithm). */
+function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+      }
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe("folders under src/", () => {
+  const graph = folderGraph();
+
+  it("finds the folders and their imports", () => {
+    expect(graph.get("src/core/router")?.has("src/core/radix-index")).toBe(true);
+    expect(graph.get("src/worker")?.size).toBeGreaterThan(0);
+  });
+
+  it("import one another in one order, never in a cycle", () => {
+    const described = cycles(graph).map((component) =>
+      component.flatMap((from) =>
+        component
+          .filter((to) => graph.get(from)?.has(to))
+          .map((to) => `${from} -> ${to} (${graph.get(from)?.get(to)?.join(", ")})`),
+      ),
+    );
+    expect(described).toEqual([]);
   });
 });

@@ -10,12 +10,12 @@ import { quantile } from "../../sim/report/stats.ts";
 import { formatTable } from "../../sim/report/table.ts";
 import { promptKey } from "../../src/core/prompt/prompt-key.ts";
 import { ApiError } from "../../src/worker/errors/api-error.ts";
+import { exceedsJsonBudget } from "../../src/worker/validation/json-budget.ts";
 import {
   chatRequest,
   completionRequest,
   validateLlmRequest,
-} from "../../src/worker/routes/llm-request.ts";
-import { exceedsJsonBudget } from "../../src/worker/validation/json-budget.ts";
+} from "../../src/worker/validation/llm-request.ts";
 import { allocatedBytes, tryGc } from "./heap.ts";
 import { WORST_SHAPES } from "./worst-shapes.ts";
 
@@ -33,7 +33,7 @@ export interface ShapeResult extends Record<string, string | number> {
 const MB = 1024 * 1024;
 const RUNS = 5;
 
-/** The Worker's path minus decoding and JSON.parse (`parseJsonBody`): its outcome. */
+/** The Worker's path minus decoding and JSON.parse (its `jsonBody` step): the outcome. */
 function edge(
   text: string,
   body: Record<string, unknown>,

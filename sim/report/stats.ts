@@ -8,7 +8,7 @@
  * sample, q = 0 gives the minimum, q = 1 the maximum, and the p50 of [10, 20] is 10. With no
  * samples it is 0, so summaries of an empty replay stay finite numbers (JSON has no NaN); a
  * caller that must show "no data" checks the sample count. The Worker's `/metrics` histograms
- * are a different thing: bucket estimates (src/worker/observability/histogram.ts).
+ * are a different thing: bucket estimates (src/worker/pool-metrics/histogram.ts).
  */
 
 /** Nearest-rank q-quantile, q in [0, 1], of an ascending array (0 when empty). */

@@ -1,6 +1,6 @@
 /** The Worker's entry point: the Hono app for HTTP and the pool's Durable Object class. */
-import { app } from "./app.ts";
+import { app } from "./http/app.ts";
 
-export { RouterObject } from "./router-object/router-object.ts";
+export { RouterObject } from "./pool-object/router-object.ts";
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

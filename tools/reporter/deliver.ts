@@ -13,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { EngineEvent } from "../../src/core/engine-events.ts";
-import { SIGNATURE_HEADER, signatureHeader } from "./sign.ts";
+import { SIGNATURE_HEADER, signatureHeader } from "../../src/core/webhook-signature.ts";
 
 export interface DeliveryOptions {
   router: string;
@@ -63,7 +63,7 @@ export class Delivery {
           method: "POST",
           headers: {
             "content-type": "application/json",
-            [SIGNATURE_HEADER]: signatureHeader(o.secret, body, t),
+            [SIGNATURE_HEADER]: await signatureHeader(o.secret, body, t),
           },
           body,
           signal: AbortSignal.timeout(o.timeoutMs),

@@ -4,7 +4,7 @@
  *
  * - arrival: `route(request, now)`; the request joins its origin's engine (cutting a decode span
  *   so the engine's next iteration sees it);
- * - the response ends: `complete(ticket, { ok, ttfbMs, promptTokens, cachedTokens }, now)` with
+ * - the response ends: `complete(ticket, { ok, promptTokens, cachedTokens }, now)` with
  *   the engine's own cached-token count, as vLLM reports `prompt_tokens_details.cached_tokens`;
  * - webhooks: at start each origin reports its KV capacity; every `reportIntervalMs` each engine
  *   snapshots running, waiting and KV usage, which reaches `ingest` `reportDelayMs` later.
@@ -126,12 +126,7 @@ export function simulatePolicy(
     if (ticket !== null && ticket !== undefined) {
       const known = (routedBy[r.id] as CoreRouter).complete(
         ticket,
-        {
-          ok: true,
-          ttfbMs: r.firstTokenMs - r.arrivalMs,
-          promptTokens: r.promptTokens,
-          cachedTokens: r.cachedTokens,
-        },
+        { ok: true, promptTokens: r.promptTokens, cachedTokens: r.cachedTokens },
         t,
       );
       if (!known) expired++;

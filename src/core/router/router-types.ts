@@ -46,7 +46,6 @@ export interface Outcome {
   readonly ok: boolean;
   /** When not ok and the origin is to blame before its first byte. */
   readonly failure?: FailureKind | undefined;
-  readonly ttfbMs?: number | undefined;
   /** `usage.prompt_tokens` as the engine reported it. */
   readonly promptTokens?: number | undefined;
   /** `usage.prompt_tokens_details.cached_tokens` as the engine reported it. */

@@ -170,7 +170,7 @@ describe("parseSettings", () => {
 });
 
 describe("parseSettings: issue 9 defects", () => {
-  // Every name the Worker binds itself (wrangler.toml, src/worker/app-env.ts).
+  // Every name the Worker binds itself (wrangler.toml, src/worker/http/middleware/app-env.ts).
   const routerBindings = [
     "ADMIN_TOKEN",
     "WEBHOOK_SECRET",
@@ -229,5 +229,27 @@ describe("parseSettings: issue 9 defects", () => {
 
   it("an empty pool map is a valid document", () => {
     expect(parseSettings({ pools: {} })).toEqual({ ok: true, value: { version: 1, pools: {} } });
+  });
+});
+
+describe("parseSettings: issue 10 defects", () => {
+  it.each(["prefill", "decode"])(
+    "an origin role %s was accepted and ignored (disaggregated serving is not built)",
+    (role) => {
+      const result = parseSettings(doc({ origins: [{ ...origin, role }] }));
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.errors).toEqual([
+        {
+          field: "pools.llama.origins[0].role",
+          value: JSON.stringify(role),
+          reason: expect.stringMatching(/not supported yet/),
+        },
+      ]);
+    },
+  );
+
+  it("role both, the default, is still accepted", () => {
+    expect(parseSettings(doc({ origins: [{ ...origin, role: "both" }] })).ok).toBe(true);
   });
 });

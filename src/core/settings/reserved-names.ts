@@ -1,7 +1,7 @@
 /**
  * Names a settings document may not give to what it names, because something else already
  * answers to them:
- * - The Worker's own bindings (wrangler.toml, src/worker/app-env.ts) as an origin's
+ * - The Worker's own bindings (wrangler.toml, src/worker/http/middleware/app-env.ts) as an origin's
  *   `apiKeySecret`: the origin would be sent `Bearer <ADMIN_TOKEN>`. Keep this list in step with
  *   the bindings; a worker test checks it against the Worker's env.
  * - Object.prototype's property names as model names or origin ids: an object keyed by such a

@@ -15,6 +15,9 @@ import {
   ROUTER_BINDINGS,
 } from "./reserved-names.ts";
 
+const ROLE_NOT_SUPPORTED =
+  'is not supported yet: the router does not route prefill/decode pairs; use "both" or leave it out';
+
 export const originSettings = z
   .object({
     /** Stable name used in headers, metrics and webhooks. */
@@ -37,8 +40,11 @@ export const originSettings = z
     kvCapacityTokens: z.number().int().min(1).max(1e9).optional(),
     /** Prefill speed in tokens/s; defaults to the pool's. */
     prefillTokensPerSecond: z.number().min(1).max(1e7).optional(),
-    /** Disaggregated serving role (routing to prefill/decode pairs is future work). */
-    role: z.enum(["both", "prefill", "decode"]).default("both"),
+    /** Disaggregated serving role; until prefill/decode routing is built only `both` is taken. */
+    role: z
+      .enum(["both", "prefill", "decode"])
+      .refine((role) => role === "both", ROLE_NOT_SUPPORTED)
+      .default("both"),
     /** Relative capacity for the load-balancing policies. */
     weight: z.number().min(0.01).max(1000).default(1),
   })

@@ -6,7 +6,7 @@
  * connection, that the origin saw it closed.
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { RequestLogLine } from "../observability/request-record.ts";
+import type { RequestLogLine } from "../request-record/request-record.ts";
 import { REDIRECT_LOCATION, STEERING_HEADERS } from "../test/fixture.ts";
 import {
   aborted,

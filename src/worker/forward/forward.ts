@@ -6,14 +6,13 @@
  * to the router that issued the ticket once the body has ended or the client has left.
  * Every failed attempt moves the ticket with `reroute`, so the failed origin's load and circuit
  * change at once, before the next attempt is made. The request's `RequestRecord` learns each
- * attempt and the end, which gives the object its metrics sample and the log its line.
+ * attempt and the end, which gives the router its `RequestReport` and the log its line.
  */
-import type { Outcome } from "../../core/router/router-types.ts";
 import type { OriginSettings, PoolSettings } from "../../core/settings/settings-schema.ts";
+import type { Routed } from "../edge-routing/route-request.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { RequestRecord } from "../observability/request-record.ts";
-import type { RequestOutcome } from "../observability/request-sample.ts";
-import type { Routed } from "../routing/route-request.ts";
+import type { RequestRecord } from "../request-record/request-record.ts";
+import type { RequestOutcome } from "../request-record/request-report.ts";
 import { type AttemptRequest, type AttemptResult, attempt } from "./attempt.ts";
 import { clientHeaders } from "./origin-request.ts";
 import { sseErrorEnding } from "./sse-ending.ts";
@@ -72,8 +71,7 @@ export async function forward(input: ForwardInput): Promise<Response> {
     ctx.waitUntil(ledger.cancel(ticket));
     throw error;
   }
-  const outcome = { ok: false, failure: failures.at(-1)?.failure };
-  ctx.waitUntil(ledger.complete(ticket, outcome, record.settle("failed")));
+  ctx.waitUntil(ledger.complete(ticket, record.finish("failed")));
   throw allFailed(failures);
 }
 
@@ -103,9 +101,10 @@ function respond(
   const init = { status: response.status, statusText: response.statusText, headers };
   const ttfbMs = started.firstByteAt === null ? undefined : started.firstByteAt - started.startedAt;
   const complete = (end: TapEnd) => {
-    const outcome = outcomeOf(end, response.status, ttfbMs);
-    const sample = input.record.settle(requestOutcome(end, response.status), outcome);
-    return ledger.complete(ticket, outcome, sample);
+    // A broken stream's usage, if any came, is not the engine's account of a finished request.
+    const usage = broken(end) ? {} : end.usage;
+    const report = input.record.finish(requestOutcome(end, response.status), { ...usage, ttfbMs });
+    return ledger.complete(ticket, report);
   };
   if (!body) {
     input.ctx.waitUntil(complete({ kind: "end", usage: {} }));
@@ -149,16 +148,6 @@ function requestOutcome(end: TapEnd, status: number): RequestOutcome {
   if (broken(end)) return "stream_error";
   if (end.kind === "client-abort") return "client_abort";
   return status >= 200 && status < 300 ? "ok" : "origin_status";
-}
-
-/**
- * What the router learns from a response that began. Only a stream the origin broke or let
- * stall counts against it; a client leaving or an origin's 4xx is neither success nor failure.
- */
-function outcomeOf(end: TapEnd, status: number, ttfbMs: number | undefined): Outcome {
-  if (broken(end)) return { ok: false, failure: "stream", ttfbMs };
-  const ok = end.kind === "end" && status >= 200 && status < 300;
-  return { ok, ttfbMs, ...end.usage };
 }
 
 function noEligibleOrigin(pool: PoolSettings): ApiError {

@@ -7,7 +7,7 @@
  * Misuse (a bad name, a counter without `_total`, a family declared twice with another type)
  * throws: it is a bug in the caller, caught by the tests, never a runtime condition.
  */
-import type { HistogramData } from "./histogram.ts";
+import type { HistogramData } from "../pool-metrics/histogram.ts";
 
 export type Labels = Readonly<Record<string, string>>;
 export type MetricType = "counter" | "gauge" | "histogram";

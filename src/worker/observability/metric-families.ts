@@ -17,7 +17,7 @@ export const families = {
     "gauge",
     "When the pool's object started counting (counters reset then).",
   ),
-  // Requests, from the samples the Worker sends with each completion.
+  // Requests, from the report the Worker sends with each completion.
   requests: f(`${P}requests_total`, "counter", "Requests by serving origin and outcome."),
   usageReports: f(
     `${P}usage_reports_total`,
@@ -49,7 +49,6 @@ export const families = {
     "counter",
     "Requests the Worker routed alone (the object did not answer), by reason.",
   ),
-  hashSeconds: f(`${P}route_hash_seconds`, "histogram", "Hashing the prompt at the edge."),
   objectSeconds: f(
     `${P}route_object_seconds`,
     "histogram",

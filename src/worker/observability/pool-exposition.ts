@@ -5,11 +5,11 @@
  * object did not answer shows only `llm_router_pool_object_up 0`, never stale or partial values.
  */
 import type { OriginStats, RouterStats } from "../../core/router/router-types.ts";
-import type { ObjectState } from "../router-object/router-object.ts";
+import type { ObjectState } from "../pool-object/rpc-types.ts";
+import { REQUEST_OUTCOMES } from "../request-record/request-report.ts";
 import type { MetricFamily, MetricsWriter } from "./exposition.ts";
 import { families as F } from "./metric-families.ts";
 import type { PoolState } from "./pool-state.ts";
-import { REQUEST_OUTCOMES } from "./request-sample.ts";
 
 const HEALTH_STATES = ["up", "draining", "down"] as const;
 const CIRCUIT_STATES = ["closed", "open", "half-open"] as const;
@@ -86,7 +86,6 @@ function writeRequests(w: MetricsWriter, model: string, state: ObjectState): voi
   for (const [reason, n] of Object.entries(m.fallbacks)) {
     w.sample(F.fallbacks, { model, reason }, n);
   }
-  w.histogram(F.hashSeconds, { model }, m.latency.hash);
   w.histogram(F.objectSeconds, { model }, m.latency.object);
   w.histogram(F.ttfbSeconds, { model }, m.latency.ttfb);
 }

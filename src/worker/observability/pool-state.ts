@@ -7,12 +7,12 @@
  * whole page, so one stuck pool cannot hide the others.
  */
 import type { RouterStats } from "../../core/router/router-types.ts";
+import { fallbackRouters } from "../edge-routing/fallback-routers.ts";
+import { poolStub } from "../edge-routing/pool-stub.ts";
+import { withDeadline } from "../edge-routing/with-deadline.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { ObjectState } from "../router-object/router-object.ts";
-import type { PoolVersion } from "../router-object/rpc-types.ts";
-import { fallbackRouters } from "../routing/fallback-routers.ts";
-import { poolStub } from "../routing/pool-object.ts";
-import { withDeadline } from "../routing/with-deadline.ts";
+import type { ObjectState } from "../pool-object/rpc-types.ts";
+import type { PoolVersion } from "../settings/pool-version.ts";
 import {
   currentSettings,
   type LoadedSettings,

@@ -18,7 +18,7 @@ import {
   type Settings,
 } from "../../core/settings/settings-schema.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { PoolVersion } from "../router-object/rpc-types.ts";
+import type { PoolVersion } from "./pool-version.ts";
 
 export const SETTINGS_KEY = "settings";
 

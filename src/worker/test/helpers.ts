@@ -5,6 +5,7 @@
 import { env, exports } from "cloudflare:workers";
 import { inject } from "vitest";
 import type { PoolSettingsInput, SettingsInput } from "../../core/settings/settings-schema.ts";
+import { SIGNATURE_HEADER, signatureHeader } from "../../core/webhook-signature.ts";
 
 export const originBase = inject("originBase");
 export const refusedBase = inject("refusedBase");
@@ -104,21 +105,9 @@ export async function outstanding(model: string): Promise<number> {
   return state?.router.origins.reduce((sum, o) => sum + o.outstanding, 0) ?? 0;
 }
 
-export async function sign(body: string, timestamp: number, secret = env.WEBHOOK_SECRET) {
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    key,
-    new TextEncoder().encode(`${timestamp}.${body}`),
-  );
-  const hex = [...new Uint8Array(mac)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `t=${timestamp},v1=${hex}`;
+/** The signature header for `body` at `timestamp`, as the reporter makes it. */
+export function sign(body: string, timestamp: number, secret = env.WEBHOOK_SECRET) {
+  return signatureHeader(secret, body, timestamp);
 }
 
 let lastBatchAt = 0;
@@ -148,7 +137,7 @@ export function postSigned({ body, signature }: SignedBatch): Promise<Response> 
 
 export function postEvents(body: string, signature?: string): Promise<Response> {
   const headers: Record<string, string> = { "content-type": "application/json" };
-  if (signature !== undefined) headers["x-router-signature"] = signature;
+  if (signature !== undefined) headers[SIGNATURE_HEADER] = signature;
   return call("/v1/engine/events", { method: "POST", headers, body });
 }
 

@@ -6,7 +6,7 @@
  * tries every branch, each recording one issue per element. A prompt of 1M token ids took
  * 3.0 s and 219 MB that way, and 16 MB of them ran a 4 GB heap out of memory (issue 9). The
  * checks here are a few `typeof` tests per element; zod still checks the envelope
- * (`routes/llm-request.ts`).
+ * (`llm-request.ts`).
  */
 
 /** The first bad element: its path below the field, and what was expected there. */

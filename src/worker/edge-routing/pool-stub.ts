@@ -1,0 +1,56 @@
+/**
+ * Calls to a pool's Durable Object that bring it the caller's settings on demand: the object
+ * answers `null` while it lacks them (see `settings/pool-version.ts`), and the call is repeated once after
+ * `applySettings`. Stubs are made per call: Cloudflare's guidance is a new stub after any
+ * exception, and making one is cheap (no I/O until it is called).
+ */
+import type { EngineEventBatch } from "../../core/engine-events.ts";
+import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
+import type { PoolSettings } from "../../core/settings/settings-schema.ts";
+import type { RouterObject } from "../pool-object/router-object.ts";
+import type { IngestOutcome } from "../pool-object/rpc-types.ts";
+import type { PoolVersion } from "../settings/pool-version.ts";
+
+export type PoolStub = DurableObjectStub<RouterObject>;
+
+export interface PoolRef {
+  readonly model: string;
+  readonly pool: PoolSettings;
+  readonly version: PoolVersion;
+}
+
+/** The pool's object; a location hint only matters on the very first call that creates it. */
+export function poolStub(env: Env, ref: PoolRef): PoolStub {
+  const id = env.ROUTER.idFromName(ref.model);
+  const hint = ref.pool.locationHint;
+  return hint ? env.ROUTER.get(id, { locationHint: hint }) : env.ROUTER.get(id);
+}
+
+async function withSettings<T>(
+  stub: PoolStub,
+  ref: PoolRef,
+  call: () => Promise<T | null>,
+): Promise<T> {
+  const first = await call();
+  if (first !== null) return first;
+  await stub.applySettings(ref.model, ref.pool, ref.version);
+  const second = await call();
+  if (second === null) throw new Error(`router object for ${ref.model} refused its settings`);
+  return second;
+}
+
+export function routeOnObject(
+  stub: PoolStub,
+  ref: PoolRef,
+  request: RouteRequest,
+): Promise<RouteDecision> {
+  return withSettings(stub, ref, () => stub.route({ ...request, version: ref.version }));
+}
+
+export function ingestOnObject(
+  stub: PoolStub,
+  ref: PoolRef,
+  batch: EngineEventBatch,
+): Promise<IngestOutcome> {
+  return withSettings(stub, ref, () => stub.ingest(batch, ref.version));
+}

@@ -1,0 +1,146 @@
+/**
+ * One routing decision for a request, from the pool's Durable Object when it answers within the
+ * pool's `routeTimeoutMs`, else from the isolate's fallback router (docs/architecture.md, "One
+ * request", steps 3-4). Either way the caller gets a `Ledger` to report failover and the
+ * outcome to whichever router issued the ticket. The router degrades; it never fails a request
+ * because its own state is unavailable.
+ *
+ * Object errors: one retry with a fresh stub for errors Cloudflare marks `retryable`, never for
+ * `overloaded` (retrying feeds the overload). A decision that arrives after the deadline holds a
+ * lease the request will never use, so it is released at once rather than left to expire.
+ */
+
+import type { CoreRouter } from "../../core/router/core-router.ts";
+import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
+import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
+import { fallbackRouters } from "./fallback-routers.ts";
+import { pendingReports } from "./pending-reports.ts";
+import { type PoolRef, type PoolStub, poolStub, routeOnObject } from "./pool-stub.ts";
+import { DeadlineError, withDeadline } from "./with-deadline.ts";
+
+/**
+ * Where failover and the end of a routed request are reported, to whichever router issued the
+ * ticket. The end is the request's `RequestReport`; a report the object cannot take now (the
+ * Worker routed alone, or the call failed) waits in `pendingReports` for the next completion.
+ */
+export interface Ledger {
+  /** Resolves to the prompt tokens `next` holds, or null when the router could not say. */
+  reroute(ticket: string, failure: FailureKind, next: string): Promise<number | null>;
+  complete(ticket: string, report: RequestReport): Promise<void>;
+  /** The ticket was never used: release it blaming nobody. */
+  cancel(ticket: string): Promise<void>;
+}
+
+export interface Routed {
+  readonly decision: RouteDecision;
+  readonly ledger: Ledger;
+  /** The object's answer time (ms), null when the Worker routed alone. */
+  readonly objectMs: number | null;
+  /** The `fallback-*` reason when the Worker routed alone, else null. */
+  readonly fallback: string | null;
+}
+
+interface ObjectError {
+  retryable?: boolean;
+  overloaded?: boolean;
+}
+
+function objectLedger(stub: PoolStub, model: string): Ledger {
+  // Bookkeeping must never fail a request that is already being served.
+  const tryRecord = async <T>(what: string, call: () => Promise<T>): Promise<T | null> => {
+    try {
+      return await call();
+    } catch (error) {
+      console.warn(`router ${model}: ${what} not recorded: ${String(error)}`);
+      return null;
+    }
+  };
+  return {
+    reroute: (ticket, failure, next) =>
+      tryRecord("reroute", () => stub.reroute(ticket, failure, next)),
+    complete: async (ticket, finished) => {
+      const earlier = pendingReports.take(model);
+      const recorded = await tryRecord("complete", () => stub.complete(ticket, finished, earlier));
+      if (recorded === null) pendingReports.add(model, [finished, ...earlier]);
+    },
+    cancel: async (ticket) => {
+      await tryRecord("cancel", () => stub.cancel(ticket));
+    },
+  };
+}
+
+function coreLedger(router: CoreRouter, model: string): Ledger {
+  return {
+    reroute: async (ticket, failure, next) => router.reroute(ticket, failure, next, Date.now()),
+    complete: async (ticket, finished) => {
+      router.complete(ticket, routerOutcome(finished), Date.now());
+      pendingReports.add(model, [finished]);
+    },
+    cancel: async (ticket) => {
+      router.cancel(ticket, Date.now());
+    },
+  };
+}
+
+function fallbackReason(error: unknown): string {
+  if (error instanceof DeadlineError) return "fallback-timeout";
+  if ((error as ObjectError | null)?.overloaded) return "fallback-overloaded";
+  return "fallback-error";
+}
+
+export async function routeRequest(
+  env: Env,
+  ctx: Pick<ExecutionContext, "waitUntil">,
+  ref: PoolRef,
+  request: RouteRequest,
+): Promise<Routed> {
+  let stub = poolStub(env, ref);
+  const askedAt = Date.now();
+  const ask = routeOnObject(stub, ref, request).catch((error: ObjectError) => {
+    if (!error?.retryable || error.overloaded) throw error;
+    stub = poolStub(env, ref);
+    return routeOnObject(stub, ref, request);
+  });
+  try {
+    const decision = await withDeadline(ask, ref.pool.routeTimeoutMs);
+    if (decision.origin === null || ref.pool.origins.some((o) => o.id === decision.origin)) {
+      const objectMs = Date.now() - askedAt;
+      return { decision, ledger: objectLedger(stub, ref.model), objectMs, fallback: null };
+    }
+    // The object holds newer settings than this isolate: it chose an origin we cannot reach.
+    ctx.waitUntil(release(stub, decision));
+    return fallback(ref, request, "fallback-settings");
+  } catch (error) {
+    if (!(error instanceof DeadlineError)) {
+      console.warn(`router ${ref.model}: object failed, routing alone: ${String(error)}`);
+    }
+    ctx.waitUntil(
+      ask.then(
+        (late) => release(stub, late),
+        () => undefined,
+      ),
+    );
+    return fallback(ref, request, fallbackReason(error));
+  }
+}
+
+/** Give back the lease of a decision that will not be used. */
+async function release(stub: PoolStub, decision: RouteDecision): Promise<void> {
+  if (decision.ticket === null) return;
+  try {
+    await stub.cancel(decision.ticket);
+  } catch {
+    // The lease expires on its own.
+  }
+}
+
+function fallback(ref: PoolRef, request: RouteRequest, reason: string): Routed {
+  const router = fallbackRouters.get(ref.model, ref.pool, ref.version);
+  const decision = router.route(request, Date.now());
+  return {
+    decision: { ...decision, reason },
+    ledger: coreLedger(router, ref.model),
+    objectMs: null,
+    fallback: reason,
+  };
+}

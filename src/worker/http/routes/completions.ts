@@ -1,0 +1,82 @@
+/**
+ * `POST /v1/chat/completions` and `POST /v1/completions` (docs/architecture.md, "One
+ * request"): body limit, headers the origin can take, the body's structural budget and JSON,
+ * then the handler: validate the routing fields, find the pool, hash the prompt here at the
+ * edge, ask the pool's object (or the fallback) for a decision, forward the original bytes.
+ */
+import { Hono, type MiddlewareHandler } from "hono";
+import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import { routeRequest } from "../../edge-routing/route-request.ts";
+import { modelNotFound } from "../../errors/api-error.ts";
+import { forward } from "../../forward/forward.ts";
+import { checkForwardedHeaders } from "../../forward/origin-request.ts";
+import { currentSettings } from "../../settings/settings-cache.ts";
+import {
+  chatRequest,
+  checkJsonBudget,
+  completionRequest,
+  validateLlmRequest,
+} from "../../validation/llm-request.ts";
+import type { AppEnv } from "../middleware/app-env.ts";
+import { limitBody, tooLarge } from "../middleware/body-limit.ts";
+import { type JsonBodyEnv, jsonBody } from "../middleware/json-body.ts";
+import { requestLog } from "../middleware/request-log.ts";
+
+/** Optional affinity key: requests with the same value share an origin under prefix policies. */
+const SESSION_HEADER = "x-router-session";
+const BODY = "request body";
+
+function completionsHandler(
+  schema: typeof chatRequest | typeof completionRequest,
+): MiddlewareHandler<AppEnv & JsonBodyEnv> {
+  return async function completions(c) {
+    const record = c.get("record");
+    const settings = await currentSettings(c.env);
+    const body = validateLlmRequest(c.get("json") as Record<string, unknown>, schema);
+    record.model = body.model;
+    const pool = settings.pool(body.model);
+    if (!pool) throw modelNotFound(body.model);
+    // The bytes jsonBody read: the origin receives exactly what the client sent.
+    const bytes = await c.req.arrayBuffer();
+    if (bytes.byteLength > pool.maxBodyBytes) throw tooLarge(BODY, pool.maxBodyBytes);
+    // Hashing is pure CPU, which Workers' clocks do not show (they move only across I/O):
+    // `npm run bench:core` measures it.
+    const key = promptKey(body, pool.chunkBytes);
+    const ref = { model: body.model, pool, version: settings.version(body.model) };
+    const routed = await routeRequest(c.env, c.executionCtx, ref, {
+      chunkHashes: key.chunkHashes,
+      promptTokens: key.promptTokens,
+      sessionKey: c.req.header(SESSION_HEADER),
+    });
+    record.decided(routed);
+    return forward({
+      env: c.env,
+      ctx: c.executionCtx,
+      pool,
+      routed,
+      request: {
+        path: c.req.path,
+        headers: c.req.raw.headers,
+        body: bytes,
+        requestId: c.get("requestId"),
+      },
+      record,
+    });
+  };
+}
+
+/** The steps before the handler, in order; per route, not `.use()`, which would cover all /v1. */
+const steps = [
+  requestLog(),
+  // The largest pool's limit applies until the model, and with it the pool, is known.
+  limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
+  async function forwardableHeaders(c, next) {
+    checkForwardedHeaders(c.req.raw.headers);
+    await next();
+  } satisfies MiddlewareHandler<AppEnv>,
+  jsonBody({ what: BODY, precheck: checkJsonBudget, object: true }),
+] as const;
+
+export const completionsRoutes = new Hono<AppEnv>()
+  .post("/chat/completions", ...steps, completionsHandler(chatRequest))
+  .post("/completions", ...steps, completionsHandler(completionRequest));

@@ -1,0 +1,447 @@
+/**
+ * Fuzz of the Worker's public surface (issue 9's reliability suite): fast-check generates
+ * hostile requests (bodies, headers, methods, paths, signatures, tokens) for both LLM routes,
+ * the engine webhook and the admin API, 2,000 cases a run, and every answer must hold:
+ * - never a 5xx;
+ * - every error the router makes in OpenAI's shape `{"error":{"message","type","code","param"}}`
+ *   (an origin's own answers, marked by `x-router-origin`, pass through as they are);
+ * - no secret (admin, webhook, metrics or origin key) in any answer;
+ * - a well-formed request still routes afterwards (checked every 50 cases and after each run).
+ * Seeds are random; a failure prints the seed and the shrunk request to reproduce it with.
+ * What the generators cannot reach by construction: signed webhooks for the pool the routing
+ * check uses (a valid `health: down` would rightly take it out), and admin documents that are
+ * valid (a valid document would rightly replace the settings).
+ */
+import { env } from "cloudflare:workers";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { call, chat, nowSeconds, origin, pool, putSettings, sign } from "../../test/helpers.ts";
+
+const MODEL = "fuzz-model";
+const VICTIM_MODEL = "fuzz-victim-model";
+const VICTIM = "fz-victim";
+const ROUTED_BY = "fz-a";
+const CHECK_EVERY = 50;
+
+const secrets = env as unknown as Record<string, string>;
+const SECRETS = ["ADMIN_TOKEN", "WEBHOOK_SECRET", "METRICS_TOKEN", "TEST_ORIGIN_KEY"].map(
+  (name) => secrets[name] as string,
+);
+const ERROR_TYPES = [
+  "invalid_request_error",
+  "authentication_error",
+  "not_found_error",
+  "rate_limit_error",
+  "server_error",
+];
+
+beforeAll(async () => {
+  await putSettings({
+    pools: {
+      [MODEL]: pool([origin(ROUTED_BY, "ok", { apiKeySecret: "TEST_ORIGIN_KEY" })]),
+      [VICTIM_MODEL]: pool([origin(VICTIM)]),
+    },
+  });
+});
+
+// ---- generators --------------------------------------------------------------------------
+
+const printable = (maxLength: number) =>
+  fc.string({
+    unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
+const weird = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 30 }),
+  printable(40),
+  fc.constantFrom(
+    "",
+    "\u0000",
+    "\ud800",
+    "\udfff",
+    "__proto__",
+    "constructor",
+    "toString",
+    "\u0002tools\u001e",
+    "../../admin",
+    "%00",
+    "😀".repeat(40),
+    "\u202e",
+  ),
+);
+const number = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(-0, -1, 0.5, 2 ** 31, 2 ** 53, 2 ** 53 + 2, 1e21, 1e308, Number.MAX_SAFE_INTEGER),
+);
+const json = fc.jsonValue({ maxDepth: 3 });
+const anything = fc.oneof(weird, number, json, fc.constant(undefined));
+/** Usually `likely` (so most requests get past the first check), else `other`. */
+function mostly<T>(likely: fc.Arbitrary<T>, other: fc.Arbitrary<unknown> = anything) {
+  return fc.oneof({ weight: 5, arbitrary: likely }, { weight: 1, arbitrary: other });
+}
+
+const part = mostly(
+  fc.record(
+    {
+      type: mostly(fc.constantFrom("text", "image_url", "input_audio", "file", "refusal"), weird),
+      text: mostly(weird),
+      image_url: mostly(fc.record({ url: weird })),
+      input_audio: mostly(fc.record({ data: weird })),
+      file: mostly(fc.record({ file_id: weird })),
+      refusal: mostly(weird),
+    },
+    { requiredKeys: ["type"] },
+  ),
+);
+const message = mostly(
+  fc.record(
+    {
+      role: mostly(fc.constantFrom("user", "assistant", "system", "tool")),
+      content: mostly(fc.oneof(weird, fc.array(part, { maxLength: 4 }))),
+      name: mostly(weird),
+      tool_calls: mostly(
+        fc.array(fc.record({ function: fc.record({ name: weird, arguments: weird }) }), {
+          maxLength: 2,
+        }),
+      ),
+    },
+    { requiredKeys: ["role", "content"] },
+  ),
+);
+const model = mostly(fc.constant(MODEL), fc.oneof(fc.constant(VICTIM_MODEL), anything));
+const chatBody = fc.record(
+  {
+    model,
+    messages: mostly(fc.array(message, { minLength: 1, maxLength: 5 })),
+    tools: mostly(fc.array(json, { maxLength: 3 })),
+    stream: mostly(fc.boolean()),
+  },
+  { requiredKeys: ["model", "messages"] },
+);
+const tokenIds = fc.array(mostly(fc.nat(200_000), number), { minLength: 1, maxLength: 40 });
+const completionBody = fc.record(
+  {
+    model,
+    prompt: mostly(
+      fc.oneof(
+        weird,
+        fc.array(weird, { minLength: 1, maxLength: 4 }),
+        tokenIds,
+        fc.array(tokenIds, { minLength: 1, maxLength: 3 }),
+      ),
+    ),
+    stream: mostly(fc.boolean()),
+  },
+  { requiredKeys: ["model", "prompt"] },
+);
+
+/** `encodeURIComponent`, with lone surrogates (which it refuses) replaced. */
+const encodeUri = (text: string) =>
+  encodeURIComponent(
+    text.replace(
+      /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      "\ufffd",
+    ),
+  );
+
+const nest = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+/** Raw fields no generator of values produces: prototype keys, duplicates, nesting, bulk. */
+const hostileField = fc.oneof(
+  fc.constantFrom(
+    '"__proto__":{"model":"fuzz-victim-model"}',
+    '"constructor":{"prototype":{"model":1}}',
+    `"model":"${MODEL}"`,
+    '"model":"other"',
+    '"n":1e999',
+    '"x":"\\ud800\\u0000\\u001e"',
+  ),
+  fc.integer({ min: 1, max: 3000 }).map((depth) => `"tools":[${nest(depth)}]`),
+  fc.integer({ min: 1, max: 3000 }).map((depth) => `"x":${nest(depth)}`),
+  fc.integer({ min: 1, max: 300_000 }).map((n) => `"x":[${"[],".repeat(n)}[]]`),
+  fc.integer({ min: 1, max: 200_000 }).map((n) => `"prompt":[${"7,".repeat(n)}7]`),
+  fc.integer({ min: 1, max: 200_000 }).map((n) => `"x":"${"a".repeat(n)}"`),
+);
+const withField = (text: string, field: string) =>
+  text.startsWith("{") ? `{${field}${text === "{}" ? "" : ","}${text.slice(1)}` : text;
+
+const bytes = fc.uint8Array({ maxLength: 200 });
+const BOM = "\ufeff";
+/** A body as the client sends it: JSON of plausible shapes, mangled JSON, text or raw bytes. */
+const bodyOf = <T>(plausible: fc.Arbitrary<T>, anyJson: fc.Arbitrary<unknown> = json) =>
+  fc.oneof(
+    { weight: 4, arbitrary: plausible.map((v) => JSON.stringify(v)) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(plausible, hostileField)
+        .map(([v, field]) => withField(JSON.stringify(v), field)),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(plausible, fc.nat(), printable(3)).map(([v, at, junk]) => {
+        const text = JSON.stringify(v);
+        const cut = at % (text.length + 1);
+        return text.slice(0, cut) + junk + text.slice(cut + (at % 3));
+      }),
+    },
+    { weight: 1, arbitrary: plausible.map((v) => BOM + JSON.stringify(v)) },
+    { weight: 1, arbitrary: anyJson.map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: printable(100) },
+    { weight: 1, arbitrary: bytes },
+  );
+
+const headerName = fc.oneof(
+  fc.constantFrom(
+    "content-type",
+    "accept",
+    "accept-encoding",
+    "authorization",
+    "cookie",
+    "connection",
+    "keep-alive",
+    "te",
+    "upgrade",
+    "expect",
+    "range",
+    "origin",
+    "x-api-key",
+    "x-request-id",
+    "x-router-session",
+    "x-router-origin",
+    "x-forwarded-for",
+    "cf-connecting-ip",
+    "x-prefiller-host-port",
+    "x-prefiller-url",
+    "x-encoder-hosts-ports",
+  ),
+  fc.stringMatching(/^[a-z][a-z0-9-]{0,19}$/),
+);
+const headerValue = fc.oneof(
+  printable(100),
+  fc.constantFrom(
+    "application/json",
+    "text/plain",
+    "multipart/form-data; boundary=x",
+    "application/json; charset=utf-16",
+    "text/event-stream",
+    "gzip, br, zstd",
+    "close, x-hop",
+    "upgrade",
+    "websocket",
+    "100-continue",
+    "bytes=0-1",
+    "Bearer sk-client",
+  ),
+  fc.tuple(printable(1), fc.integer({ min: 100, max: 12_000 })).map(([c, n]) => c.repeat(n)),
+);
+const headers = fc.array(fc.tuple(headerName, headerValue), { maxLength: 6 });
+const method = mostly(
+  fc.constant("POST"),
+  fc.constantFrom("GET", "PUT", "DELETE", "PATCH", "OPTIONS"),
+) as fc.Arbitrary<string>;
+
+// ---- checks ------------------------------------------------------------------------------
+
+interface Hostile {
+  method: string;
+  path: string;
+  headers: [string, string][];
+  body: string | Uint8Array;
+}
+
+/** Send it as a client could; undefined when no client could (the Request is invalid). */
+function send(req: Hostile): Promise<Response> | undefined {
+  let init: RequestInit;
+  try {
+    const hasBody = req.method !== "GET";
+    init = {
+      method: req.method,
+      headers: new Headers(req.headers),
+      body: hasBody ? req.body : null,
+    };
+    new Request("https://router.test/", init);
+  } catch {
+    return undefined;
+  }
+  return call(req.path, init);
+}
+
+async function expectSafe(res: Response, req: Hostile): Promise<void> {
+  const text = await res.text();
+  const what = `${req.method} ${req.path} -> ${res.status} ${text.slice(0, 300)}`;
+  expect(res.status, what).toBeLessThan(500);
+  for (const secret of SECRETS) expect(text.includes(secret), what).toBe(false);
+  // An origin's own answer (e.g. an engine's 400) is passed through as it is (docs/api.md).
+  if (res.status < 400 || res.headers.has("x-router-origin")) return;
+  let body: unknown;
+  expect(() => {
+    body = JSON.parse(text);
+  }, what).not.toThrow();
+  expect(Object.keys(body as object), what).toEqual(["error"]);
+  const error = (body as { error: Record<string, unknown> }).error;
+  expect(typeof error.message, what).toBe("string");
+  expect(typeof error.code, what).toBe("string");
+  expect(ERROR_TYPES, what).toContain(error.type);
+  expect(error.param === null || typeof error.param === "string", what).toBe(true);
+}
+
+async function expectStillRoutes(): Promise<void> {
+  const res = await chat(MODEL, [{ role: "user", content: "still routing?" }]);
+  expect(res.status, await res.clone().text()).toBe(200);
+  expect(res.headers.get("x-router-origin")).toBe(ROUTED_BY);
+  await res.text();
+}
+
+/** Run `numRuns` hostile requests, checking each answer and, every so often, that routing works. */
+async function fuzz(requests: fc.Arbitrary<Hostile | Promise<Hostile>>, numRuns: number) {
+  let cases = 0;
+  await fc.assert(
+    fc.asyncProperty(requests, async (pending) => {
+      const req = await pending;
+      const res = send(req);
+      fc.pre(res !== undefined);
+      await expectSafe(await (res as Promise<Response>), req);
+      if (++cases % CHECK_EVERY === 0) await expectStillRoutes();
+    }),
+    { numRuns },
+  );
+  await expectStillRoutes();
+}
+
+// ---- the surfaces ------------------------------------------------------------------------
+
+const oddLlmPath = fc.constantFrom(
+  "/v1/chat/completions/",
+  "//v1/completions",
+  "/v1/completions?stream=true&model=x",
+  "/V1/completions",
+  "/v1/chat/completions%00",
+  "/v1/chat//completions",
+);
+
+const event = mostly(
+  fc.oneof(
+    fc.record({
+      type: fc.constant("load"),
+      running: mostly(fc.nat(1000), number),
+      waiting: mostly(fc.nat(1000), number),
+      kvUsage: mostly(fc.double({ min: 0, max: 1, noNaN: true }), number),
+    }),
+    fc.record({ type: fc.constant("capacity"), kvCapacityTokens: mostly(fc.nat(), number) }),
+    fc.record({ type: fc.constant("cache-reset") }),
+    fc.record({
+      type: fc.constant("health"),
+      status: mostly(fc.constantFrom("up", "draining", "down")),
+    }),
+    fc.record({ type: weird, extra: anything }),
+  ),
+);
+// With and without the batch `id` and `at` that replay protection adds (issue 9, item 3).
+const batch = fc.record(
+  {
+    origin: mostly(fc.constantFrom(VICTIM, "nobody")),
+    id: mostly(fc.uuid()),
+    at: mostly(fc.constant(0).map(() => Date.now())),
+    events: mostly(fc.array(event, { minLength: 1, maxLength: 5 })),
+  },
+  { requiredKeys: ["origin", "events"] },
+);
+const signature = mostly(
+  fc.constant("valid"),
+  fc.oneof(
+    fc.constantFrom("stale", "future", "forged", "none"),
+    printable(150),
+    fc.constantFrom("t=,v1=", "t=abc,v1=zz", `v1=${"0".repeat(64)}`, `t=1e20,v1=${"0".repeat(64)}`),
+  ),
+);
+/** The `x-router-signature` header for `body`, as the generated kind of signature asks. */
+async function signatureHeader(kind: unknown, body: string): Promise<[string, string][]> {
+  const now = nowSeconds();
+  const signed: Record<string, () => Promise<string>> = {
+    valid: () => sign(body, now),
+    stale: () => sign(body, now - 400),
+    future: () => sign(body, now + 400),
+    forged: () => sign(body, now, "not-the-secret"),
+  };
+  if (kind === "none") return [];
+  const make = typeof kind === "string" ? signed[kind] : undefined;
+  return [["x-router-signature", make ? await make() : String(kind)]];
+}
+
+const adminToken = fc.oneof(
+  fc.constantFrom("correct", "correct", "none"),
+  printable(80),
+  fc.constantFrom(
+    "Bearer",
+    "Bearer ",
+    "bearer test-admin-token",
+    "Basic dGVzdA==",
+    "Bearer test-admin-tokenX",
+    "Bearer  test-admin-token",
+  ),
+);
+const adminPath = fc.oneof(
+  fc.constantFrom(
+    "/admin/settings",
+    "/admin/settings",
+    "/admin/state",
+    "/admin",
+    "/admin/",
+    "/admin/settings/",
+    "/admin/../admin/settings",
+  ),
+  fc.oneof(weird, fc.constant(MODEL)).map((m) => `/admin/state?model=${encodeUri(String(m))}`),
+  printable(30).map((p) => `/admin/${encodeUri(p)}`),
+);
+// Every document is invalid by construction: an unknown top-level field, or not an object.
+const invalidDocument = fc.record({ pools: anything, fuzzUnknownField: json });
+const noPools = json.filter((v) => typeof v !== "object" || v === null || !("pools" in v));
+
+describe("fuzz: hostile requests never get a 5xx or a malformed error", () => {
+  it("LLM routes: 1,200 hostile bodies and headers", async () => {
+    const route = (path: fc.Arbitrary<string>, body: fc.Arbitrary<unknown>) =>
+      fc.record({ method, path, headers, body: bodyOf(body) });
+    const request = fc.oneof(
+      { weight: 6, arbitrary: route(fc.constant("/v1/chat/completions"), chatBody) },
+      { weight: 5, arbitrary: route(fc.constant("/v1/completions"), completionBody) },
+      { weight: 1, arbitrary: route(oddLlmPath, fc.oneof(chatBody, completionBody)) },
+    );
+    await fuzz(request, 1200);
+  });
+
+  it("engine webhook: 400 hostile batches, most of them signed", async () => {
+    const request = fc.record({ method, headers, body: bodyOf(batch), signature }).map(
+      async ({ signature, body, headers, ...rest }): Promise<Hostile> => ({
+        ...rest,
+        path: "/v1/engine/events",
+        body,
+        headers: [
+          ...headers,
+          ...(await signatureHeader(signature, typeof body === "string" ? body : "")),
+        ],
+      }),
+    );
+    await fuzz(request, 400);
+  });
+
+  it("admin API: 400 hostile requests, with and without the token", async () => {
+    const adminMethod = mostly(fc.constantFrom("GET", "PUT"), method) as fc.Arbitrary<string>;
+    const request = fc
+      .record({
+        method: adminMethod,
+        path: adminPath,
+        headers,
+        body: bodyOf(invalidDocument, noPools),
+        token: adminToken,
+      })
+      .map(({ token, headers, ...rest }): Hostile => {
+        const auth: [string, string][] =
+          token === "none"
+            ? []
+            : [["authorization", token === "correct" ? `Bearer ${env.ADMIN_TOKEN}` : token]];
+        return { ...rest, headers: [...headers.filter(([n]) => n !== "authorization"), ...auth] };
+      });
+    await fuzz(request, 400);
+  });
+});

@@ -1,0 +1,229 @@
+/**
+ * The pool's Durable Object: one per model (`idFromName(model)`), holding the pool's one
+ * `CoreRouter` in memory. It has no routing logic of its own and no HTTP: each RPC method is a
+ * thin call into the core with the object's clock, plus the bookkeeping only an object can do:
+ *
+ * - Start-up: the stored settings and snapshot are restored under `blockConcurrencyWhile`, so
+ *   no call sees a half-built router. A storage failure is kept and re-thrown to the next call
+ *   (which starts a retry) rather than thrown inside, which would reset the object in a loop.
+ *   An unreadable snapshot is discarded: the index is a cache of beliefs, and starting empty
+ *   beats refusing every request.
+ * - Persistence: changes mark the router dirty and schedule an alarm; the alarm writes one
+ *   snapshot for all changes since (at most one per PERSIST_DELAY_MS, so the hot path never
+ *   serialises the index). Losing the last few seconds of learning on eviction costs a few
+ *   cache misses, never a wrong answer.
+ * - Leases: the alarm also expires leases whose completion never came, and keeps sweeping
+ *   while any are outstanding, so `/admin/state` shows the true load of an idle pool.
+ * - Metrics: the reports the Worker sends with `complete` go to a `PoolMetrics` (counters,
+ *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
+ *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
+ * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
+ *   than the origin's last). A batch that changes more than load (health, capacity, cache-reset)
+ *   leaves its mark in storage before the answer goes out, so a restart does not reopen replays
+ *   of it; load batches are not written (one a second per origin would be a write a second),
+ *   and a replayed load is overwritten by the engine's next report within an interval.
+ */
+import { DurableObject } from "cloudflare:workers";
+import type { EngineEventBatch } from "../../core/engine-events.ts";
+import { BatchLedger } from "../../core/router/batch-ledger.ts";
+import { CoreRouter } from "../../core/router/core-router.ts";
+import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
+import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
+import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
+import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
+import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import type { IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
+import { SnapshotStore, type StoredPool } from "./snapshot-store.ts";
+
+/** Delay between the first unsaved change and the snapshot that saves it. */
+const PERSIST_DELAY_MS = 10_000;
+/** Interval of the lease sweep while requests are outstanding and nothing else changes. */
+const LEASE_SWEEP_MS = 60_000;
+
+export class RouterObject extends DurableObject<Env> {
+  /** Makes tickets of this start unique against those of earlier starts. */
+  readonly #ticketPrefix = `${crypto.randomUUID().slice(0, 8)}-`;
+  #store: SnapshotStore | null = null;
+  #router: CoreRouter | null = null;
+  #held: StoredPool | null = null;
+  #startFailure: unknown = null;
+  readonly #metrics = new PoolMetrics(Date.now());
+  readonly #batches = new BatchLedger();
+  #dirty = false;
+  #alarmSet = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#start();
+  }
+
+  #start(): void {
+    this.#startFailure = null;
+    void this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        this.#store ??= new SnapshotStore(this.ctx.storage);
+        const now = Date.now();
+        this.#batches.restore(this.#store.loadMarks(now - this.#batches.windowMs), now);
+        const stored = parseStored(this.#store.loadPool());
+        if (stored) this.#install(stored);
+      } catch (error) {
+        this.#startFailure = error;
+      }
+    });
+  }
+
+  /** Throws the start-up failure to this caller and lets the next one try again. */
+  #ready(): SnapshotStore {
+    if (this.#startFailure !== null || !this.#store) {
+      const failure = this.#startFailure;
+      this.#start();
+      throw failure instanceof Error ? failure : new Error("router object failed to start");
+    }
+    return this.#store;
+  }
+
+  /** Build the router for `stored` and bring back the last snapshot (before any traffic). */
+  #install(stored: StoredPool): void {
+    const router = new CoreRouter(stored.pool, {
+      model: stored.model,
+      ticketPrefix: this.#ticketPrefix,
+    });
+    const bytes = this.#store?.loadSnapshot();
+    if (bytes) {
+      try {
+        router.restore(bytes);
+      } catch (error) {
+        console.warn(`router ${stored.model}: discarding unreadable snapshot: ${String(error)}`);
+        this.#store?.clearSnapshot();
+      }
+    }
+    this.#router = router;
+    this.#held = stored;
+  }
+
+  #touch(): void {
+    this.#dirty = true;
+    this.#schedule(PERSIST_DELAY_MS);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#alarmSet) return;
+    this.#alarmSet = true;
+    void this.ctx.storage.setAlarm(Date.now() + delayMs);
+  }
+
+  /** The router, if it holds settings at least as new as the caller's. */
+  #routerFor(version: PoolVersion): CoreRouter | null {
+    this.#ready();
+    if (!this.#router || needsSettings(this.#held?.version ?? null, version)) return null;
+    return this.#router;
+  }
+
+  /** A routing decision, or null when the caller must `applySettings` first. */
+  route(call: RouteCall): RouteDecision | null {
+    const router = this.#routerFor(call.version);
+    if (!router) return null;
+    const decision = router.route(call, Date.now());
+    if (decision.ticket !== null) this.#touch();
+    return decision;
+  }
+
+  /** The ticket's origin failed before its first byte; `next` is tried instead. */
+  reroute(ticket: string, failure: FailureKind, next: string): number | null {
+    this.#ready();
+    const matched = this.#router?.reroute(ticket, failure, next, Date.now()) ?? null;
+    if (matched !== null) this.#touch();
+    return matched;
+  }
+
+  /** A decision the Worker will not use (it arrived late, or names an unknown origin). */
+  cancel(ticket: string): boolean {
+    this.#ready();
+    const known = this.#router?.cancel(ticket, Date.now()) ?? false;
+    if (known) this.#touch();
+    return known;
+  }
+
+  /**
+   * The request ended as `report` says: the router learns its outcome, the metrics count it,
+   * with `earlier` reports the isolate could not send before (it routed them alone).
+   */
+  complete(ticket: string, report: RequestReport, earlier: readonly RequestReport[] = []): boolean {
+    this.#ready();
+    const now = Date.now();
+    const known = this.#router?.complete(ticket, routerOutcome(report), now) ?? false;
+    if (known) this.#touch();
+    for (const r of [report, ...earlier]) this.#metrics.record(r, now);
+    return known;
+  }
+
+  /** One origin's batch of engine events, unless it is a replay or late; null as for `route`. */
+  ingest(batch: EngineEventBatch, version: PoolVersion): IngestOutcome | null {
+    const router = this.#routerFor(version);
+    if (!router) return null;
+    const { origin, id, at, events } = batch;
+    const now = Date.now();
+    const verdict = this.#batches.check(origin, id, at, now);
+    if (verdict !== "apply") return verdict;
+    if (!router.ingest(origin, events, now)) return "unknown-origin";
+    this.#batches.record(origin, id, at, now);
+    // Load reports change no snapshot content; saving for them would write every few seconds.
+    if (events.some((e) => e.type !== "load")) {
+      this.#store?.saveMark(origin, { id, at });
+      this.#touch();
+    }
+    return "applied";
+  }
+
+  /** Take the pool's settings, unless the object already holds newer ones. */
+  applySettings(model: string, pool: PoolSettings, version: PoolVersion): void {
+    const store = this.#ready();
+    if (!needsSettings(this.#held?.version ?? null, version)) return;
+    const stored = { model, pool, version };
+    this.#metrics.retainOrigins(pool.origins.map((o) => o.id));
+    if (this.#router) {
+      this.#router.applySettings(pool);
+      this.#held = stored;
+    } else {
+      this.#install(stored);
+    }
+    store.savePool(stored);
+    this.#touch();
+  }
+
+  state(): ObjectState | null {
+    const store = this.#ready();
+    if (!this.#router || !this.#held) return null;
+    const now = Date.now();
+    return {
+      model: this.#held.model,
+      version: this.#held.version,
+      router: this.#router.stats(now),
+      metrics: this.#metrics.snapshot(now),
+      snapshotRows: store.snapshotRows,
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    this.#alarmSet = false;
+    const store = this.#ready();
+    const router = this.#router;
+    if (!router) return;
+    const now = Date.now();
+    router.expire(now);
+    if (this.#dirty) {
+      store.saveSnapshot(router.snapshot());
+      this.#dirty = false;
+    }
+    if (router.outstanding > 0) this.#schedule(LEASE_SWEEP_MS);
+  }
+}
+
+/** Stored settings written by an earlier version may no longer parse: then wait for a push. */
+function parseStored(value: unknown): StoredPool | null {
+  if (value === null || typeof value !== "object") return null;
+  const { model, pool, version } = value as Partial<StoredPool>;
+  const parsed = poolSettings.safeParse(pool);
+  if (typeof model !== "string" || !parsed.success || !version) return null;
+  return { model, pool: parsed.data, version };
+}

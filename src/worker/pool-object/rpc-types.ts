@@ -1,0 +1,28 @@
+/**
+ * The Durable Object's RPC contract beyond the core's own types: the settings version a call
+ * carries (settings/pool-version.ts), what became of a webhook batch, and the object's state.
+ * The end of a request travels as its `RequestReport` (request-record/request-report.ts).
+ */
+import type { RouteRequest, RouterStats } from "../../core/router/router-types.ts";
+import type { PoolMetricsSnapshot } from "../pool-metrics/pool-metrics.ts";
+import type { PoolVersion } from "../settings/pool-version.ts";
+
+export interface RouteCall extends RouteRequest {
+  readonly version: PoolVersion;
+}
+
+/**
+ * What the object did with a webhook batch: applied it; had applied it before (`duplicate`);
+ * refused it as made before the origin's last applied batch or outside the window (`stale`);
+ * or does not list the origin in its settings.
+ */
+export type IngestOutcome = "applied" | "duplicate" | "stale" | "unknown-origin";
+
+/** The object's view of its pool, for `/admin/state`, `/metrics` and the dashboard. */
+export interface ObjectState {
+  model: string;
+  version: PoolVersion;
+  router: RouterStats;
+  metrics: PoolMetricsSnapshot;
+  snapshotRows: number;
+}

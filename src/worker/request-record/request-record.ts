@@ -1,0 +1,130 @@
+/**
+ * @module
+ * What the router did with one LLM request, filled in as the request goes (routing decides,
+ * forward tries origins) and finished once: the `RequestReport` the pool's object receives, and
+ * one JSON log line through `console.log`, which Workers Logs and Logpush collect. The line is
+ * the report's figures plus what only the log needs (request id, model, status, decision,
+ * duration, error); it never holds prompt text, origin URLs, headers or secrets (docs/api.md
+ * lists its fields).
+ */
+import type { RouteDecision } from "../../core/router/router-types.ts";
+import type { FailedAttempt, RequestOutcome, RequestReport } from "./request-report.ts";
+
+export interface RequestLogLine {
+  msg: "llm_request";
+  requestId: string;
+  model: string | null;
+  /** Status sent to the client. */
+  status: number;
+  /** How it ended; `rejected` when the router answered itself (bad input, no origin...). */
+  outcome: RequestOutcome | "rejected";
+  origin: string | null;
+  policy: string | null;
+  reason: string | null;
+  /** True when the Worker routed alone (`reason` says why). */
+  fallback: boolean;
+  matchedTokens: number;
+  promptTokens: number | null;
+  cachedTokens: number | null;
+  ttfbMs: number | null;
+  durationMs: number;
+  attempts: number;
+  failovers: number;
+  /** Every attempt that failed before its first byte. */
+  failures: readonly FailedAttempt[];
+  objectMs: number | null;
+  /** The error code sent to the client, if any. */
+  error: string | null;
+}
+
+/** A decision and how it was reached (edge-routing's `Routed` is one). */
+export interface DecidedBy {
+  readonly decision: RouteDecision;
+  readonly objectMs: number | null;
+  readonly fallback: string | null;
+}
+
+export class RequestRecord {
+  readonly requestId: string;
+  readonly startedAt: number;
+  model: string | null = null;
+  /** The decision's policy and reason; null until routing has decided. */
+  decision: { policy: string; reason: string } | null = null;
+  objectMs: number | null = null;
+  fallback: string | null = null;
+  /** The origin tried last (the one that answered, if any did). */
+  origin: string | null = null;
+  attempts = 0;
+  matchedTokens = 0;
+  readonly failures: FailedAttempt[] = [];
+  /** The body is still streaming: the log line is written when it ends, not by the middleware. */
+  streaming = false;
+  #report: RequestReport | null = null;
+  #logged = false;
+
+  constructor(requestId: string, startedAt: number) {
+    this.requestId = requestId;
+    this.startedAt = startedAt;
+  }
+
+  decided({ decision, objectMs, fallback }: DecidedBy): void {
+    this.decision = { policy: decision.policy, reason: decision.reason };
+    this.objectMs = objectMs;
+    this.fallback = fallback;
+    this.matchedTokens = decision.matchedTokens;
+  }
+
+  /**
+   * The request ended this way (`end`: the engine's usage and the first byte's time, when the
+   * response began); returns the report for the pool's object.
+   */
+  finish(
+    outcome: RequestOutcome,
+    end: Pick<RequestReport, "promptTokens" | "cachedTokens" | "ttfbMs"> = {},
+  ): RequestReport {
+    this.#report = {
+      origin: this.origin,
+      outcome,
+      failures: [...this.failures],
+      matchedTokens: this.matchedTokens,
+      promptTokens: end.promptTokens,
+      cachedTokens: end.cachedTokens,
+      ttfbMs: end.ttfbMs,
+      objectMs: this.objectMs,
+      fallback: this.fallback,
+    };
+    return this.#report;
+  }
+
+  line(status: number, error: string | null, now: number): RequestLogLine {
+    const report = this.#report;
+    return {
+      msg: "llm_request",
+      requestId: this.requestId,
+      model: this.model,
+      status,
+      outcome: report?.outcome ?? "rejected",
+      origin: this.origin,
+      policy: this.decision?.policy ?? null,
+      reason: this.decision?.reason ?? null,
+      fallback: this.fallback !== null,
+      matchedTokens: this.matchedTokens,
+      promptTokens: report?.promptTokens ?? null,
+      cachedTokens: report?.cachedTokens ?? null,
+      ttfbMs: report?.ttfbMs ?? null,
+      durationMs: Math.max(0, now - this.startedAt),
+      attempts: this.attempts,
+      failovers: Math.max(0, this.attempts - 1),
+      failures: this.failures,
+      objectMs: this.objectMs,
+      error,
+    };
+  }
+
+  /** Write the log line, once. */
+  log(status: number, error: string | null, now: number): void {
+    if (this.#logged) return;
+    this.#logged = true;
+    console.log(JSON.stringify(this.line(status, error, now)));
+  }
+}
