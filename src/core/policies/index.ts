@@ -66,6 +66,19 @@ export function createPolicy(settings: PolicySettings): Policy {
   return registration.create(settings);
 }
 
+/**
+ * Whether a pool's router must keep its in-flight prompt chunks (load-board/active-chunks.ts):
+ * only policies that read `activeChunks` / `addedChunks` pay for it (live or shadow).
+ */
+export function usesActiveChunks(pool: {
+  policy: PolicySettings;
+  shadowPolicies: readonly PolicySettings[];
+}): boolean {
+  return [pool.policy, ...pool.shadowPolicies].some((p) => ACTIVE_CHUNK_READERS.has(p.type));
+}
+
+const ACTIVE_CHUNK_READERS: ReadonlySet<PolicyType> = new Set(["dynamo"]);
+
 /** Default parameters of a policy type, e.g. for `policyOf("cost")` in tests and the simulator. */
 export function policyOf(type: PolicyType, params: Record<string, unknown> = {}): PolicySettings {
   return policySettings.parse({ ...params, type });

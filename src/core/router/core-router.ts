@@ -15,11 +15,13 @@
  *           cached but the engine had evicted means the engine keeps less than the index assumes
  *           (its KV also holds running requests), so capacity shrinks by 5%; confirmed hits let it
  *           grow back towards the configured or reported size.
+ * With `indexFeed: "engine-events"` the index follows the engines' kv events instead of these
+ * claims and corrections (index-feed.ts).
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { EngineEvent } from "../engine-events.ts";
 import { LoadBoard } from "../load-board/load-board.ts";
-import { createPolicy } from "../policies/index.ts";
+import { createPolicy, usesActiveChunks } from "../policies/index.ts";
 import type { OriginView, Policy } from "../policies/policy.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { RadixIndex } from "../radix-index/radix-index.ts";
@@ -27,6 +29,7 @@ import { createRng, type Rng } from "../rng.ts";
 import type { OriginSettings, PoolSettings } from "../settings/settings-schema.ts";
 import { DecisionLog } from "./decision-log.ts";
 import { HotPrefixes } from "./hot-prefixes.ts";
+import { applyKvEvent, claimsOnRoute } from "./index-feed.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import type {
   FailureKind,
@@ -113,7 +116,10 @@ export class CoreRouter {
   /** Take new pool settings; state of origins that stay is kept. Settings arrive validated. */
   applySettings(pool: PoolSettings): void {
     const rechunked = !this.#pool || this.#pool.chunkBytes !== pool.chunkBytes;
-    const resized = !this.#pool || this.#pool.indexMaxChunks !== pool.indexMaxChunks;
+    const resized =
+      !this.#pool ||
+      this.#pool.indexMaxChunks !== pool.indexMaxChunks ||
+      this.#pool.indexFeed !== pool.indexFeed;
     this.#pool = pool;
     this.#board.options = boardOptions(pool);
     if (rechunked || resized) {
@@ -184,6 +190,9 @@ export class CoreRouter {
         outstanding: v.outstanding,
         queuedPrefillTokens: v.queuedPrefillTokens,
         activeTokens: v.activeTokens,
+        prefillingTokens: v.prefillingTokens,
+        activeChunks: v.activeChunks ?? v.activeTokens / this.tokensPerChunk,
+        indexedTokens: this.#index.owned(slot) * this.tokensPerChunk,
         engine: v.engine,
         prefillTokensPerSecond:
           s.settings.prefillTokensPerSecond ?? this.#pool.prefillTokensPerSecond,
@@ -215,6 +224,12 @@ export class CoreRouter {
         Math.min(
           request.promptTokens,
           this.#index.hotDepth(hashes, now, minHeat) * this.tokensPerChunk,
+        ),
+      addedChunks: (i: number) =>
+        this.#board.addedChunks(
+          this.#order[i] as number,
+          hashes,
+          request.promptTokens > hashes.length * this.tokensPerChunk,
         ),
       now,
       rng: this.#rng,
@@ -272,8 +287,12 @@ export class CoreRouter {
       promptTokens,
       this.#pool.prefillAttentionTokens,
     );
-    this.#board.lease(ticket, pending.slot, promptTokens, work, now);
-    this.#index.insert(pending.hashes, pending.slot, now);
+    this.#board.lease(ticket, pending.slot, promptTokens, work, now, {
+      uncachedTokens: promptTokens - pending.matchedTokens,
+      hashes: pending.hashes,
+      partial: promptTokens > pending.hashes.length * this.tokensPerChunk,
+    });
+    if (claimsOnRoute(this.#pool.indexFeed)) this.#index.insert(pending.hashes, pending.slot, now);
     (this.#slots[pending.slot] as Slot).routed++;
     this.#pending.set(ticket, pending);
   }
@@ -355,6 +374,7 @@ export class CoreRouter {
 
   /** The origin never prefilled the prompt: take back what route() assumed it would hold. */
   #unclaim(pending: Pending): void {
+    if (!claimsOnRoute(this.#pool.indexFeed)) return;
     this.#index.truncate(pending.hashes, pending.slot, pending.matchedChunks);
   }
 
@@ -387,7 +407,7 @@ export class CoreRouter {
     a.cachedTokens += cached;
     a.promptTokens += outcome.promptTokens ?? 0;
     const s = this.#slots[pending.slot];
-    if (!s) return;
+    if (!s || !claimsOnRoute(this.#pool.indexFeed)) return;
     const configured = s.configuredChunks;
     if (cached + this.tokensPerChunk < pending.matchedTokens) {
       const floor = Math.ceil(configured * MIN_CAPACITY_FRACTION);
@@ -423,6 +443,10 @@ export class CoreRouter {
         case "health":
           this.#board.setHealth(slot, event.status);
           break;
+        case "kv-stored":
+        case "kv-removed":
+          applyKvEvent(this.#index, this.#pool.indexFeed, slot, event, now);
+          break;
         default: {
           const unknown: never = event;
           throw new Error(`unknown event ${JSON.stringify(unknown)}`);
@@ -430,6 +454,15 @@ export class CoreRouter {
       }
     }
     return true;
+  }
+
+  /**
+   * The ticket's first token came back: its prefill is done (prefilling tokens, queued prefill).
+   * The Worker does not call it (one more call to the object per request); the simulator does
+   * for policies whose real system streams the tokens through its router (Dynamo).
+   */
+  firstToken(ticket: string, now: number): boolean {
+    return this.#board.firstToken(ticket, now);
   }
 
   /** Requests routed and not yet completed, cancelled or expired. */
@@ -557,5 +590,6 @@ function boardOptions(pool: PoolSettings) {
     cooldownMs: pool.circuit.cooldownMs,
     reportFreshMs: pool.reportFreshMs,
     reportStaleMs: pool.reportStaleMs,
+    trackActiveChunks: usesActiveChunks(pool),
   };
 }
