@@ -7,7 +7,7 @@ describe("parseCli", () => {
     expect(o.spec.source).toEqual({ kind: "mooncake", path: DEFAULT_TRACE });
     expect(o.spec.origins).toBe(8);
     expect(o.spec.load).toBe(0.8);
-    expect(o.policies).toHaveLength(10);
+    expect(o.policies).toHaveLength(11);
     expect(o.threads).toBe(2);
     expect(outputPaths(o, o.slug).json).toMatch(
       /bench\/results\/conversation_trace-8o-load0\.8\.json$/,

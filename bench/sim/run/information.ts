@@ -11,7 +11,7 @@
  *   polls every 5 s (`load_check_interval_secs`); cache-aware and prefix-hash read only their
  *   own request counts, and Dynamo its own active sequences, so they get none.
  * - index feed: the router's own decisions, or the engines' KV events `engineDelayMs` after
- *   the step that caused them (Dynamo, llm-d's precise scorer).
+ *   the step that caused them (Dynamo, llm-d's precise scorer, as llm-d-kv-cache feeds it).
  * - first token: the router sees each request's first token (Dynamo's frontend streams the
  *   tokens, so it knows when a prefill ends); this router learns only of a request's end.
  */
@@ -69,6 +69,8 @@ export function informationOf(policy: PolicyType, d: Deployment): Information {
       return { ...own, loadReports: null };
     case "llm-d":
       return { ...own, loadReports: scraped };
+    case "llm-d-precise":
+      return { ...own, loadReports: scraped, indexFeed: "engine-events" };
     case "dynamo":
       return { ...own, loadReports: null, indexFeed: "engine-events", firstToken: true };
     default: {

@@ -11,6 +11,7 @@ import { createDynamo, dynamoParams } from "./dynamo.ts";
 import { createHybrid, hybridParams } from "./hybrid.ts";
 import { createLeastOutstanding, leastOutstandingParams } from "./least-outstanding.ts";
 import { createLlmD, llmDParams } from "./llm-d.ts";
+import { createLlmDPrecise, llmDPreciseParams } from "./llm-d-precise.ts";
 import type { Policy } from "./policy.ts";
 import { createPowerOfTwo, powerOfTwoParams } from "./power-of-two.ts";
 import { createPrefixHash, prefixHashParams } from "./prefix-hash.ts";
@@ -38,6 +39,7 @@ const REGISTRY = [
   register(cacheAwareParams, createCacheAware),
   register(costParams, createCost),
   register(llmDParams, createLlmD),
+  register(llmDPreciseParams, createLlmDPrecise),
   register(dynamoParams, createDynamo),
 ] as const;
 

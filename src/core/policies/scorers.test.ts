@@ -32,6 +32,44 @@ describe("llm-d weighted scorers", () => {
   });
 });
 
+describe("llm-d precise prefix scorer", () => {
+  const idle = { running: 0, waiting: 0, kvUsage: 0.5, freshness: 1 };
+
+  it("scores min-max of the longest cached prefix over the origins with a hit, 0 without", () => {
+    const policy = createPolicy(policyOf("llm-d-precise", { queueWeight: 0, kvWeight: 0 }));
+    // Hits 4096 / 2048 / none / 1024 tokens: prefix scores 1, 1/3, 0, 0.
+    const d = policy.decide(
+      context([
+        { matched: 4096, engine: idle },
+        { matched: 2048, engine: idle },
+        { engine: idle },
+        { matched: 1024, engine: idle },
+      ]),
+    );
+    expect(d).toMatchObject({ origin: 0, reason: "max-score" });
+    expect(d.ranking?.slice(0, 2)).toEqual([0, 1]);
+  });
+
+  it("gives every origin with an equal hit 1, so load decides among them", () => {
+    const policy = createPolicy(policyOf("llm-d-precise"));
+    const busy = { ...idle, waiting: 8 };
+    // o1's short hit scores 1 like o0's would alone; the approximate scorer would give 1/4.
+    const d = policy.decide(
+      context([{ matched: 1024, engine: busy }, { matched: 1024, engine: idle }, { engine: idle }]),
+    );
+    expect(d.origin).toBe(1);
+  });
+
+  it("holds to a lone short hit that the approximate scorer would leave for an idle origin", () => {
+    const busy = { ...idle, waiting: 8 };
+    // 1024 of 4096 tokens cached on a busy o0: approximate 2 x 0.25 + 0 + 0.5 = 1 < idle o1's
+    // 0 + 1 + 0.5; precise 2 x 1 + 0 + 0.5 = 2.5 > 1.5.
+    const pool = [{ matched: 1024, engine: busy }, { engine: idle }];
+    expect(createPolicy(policyOf("llm-d")).decide(context(pool)).origin).toBe(1);
+    expect(createPolicy(policyOf("llm-d-precise")).decide(context(pool)).origin).toBe(0);
+  });
+});
+
 describe("dynamo KV router cost", () => {
   it("reproduces the documented worked example (W2 with cost 10 wins)", () => {
     // Block = 64 tokens. Prompt of 16 blocks; overlaps give prefill 8 / 5 / 2 blocks;
