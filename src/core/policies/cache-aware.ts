@@ -23,8 +23,9 @@
  * two. Measured over seeds 1-3 (bench/sim): at sub-saturation loads (conversation 8 origins
  * @0.6, 16 @0.7, synthetic 8 @0.5) the two tie on mean TTFT (1,274 vs 1,276 ms, 1,225 vs 1,224,
  * 895 vs 906) while the CLI's hit rate is higher in 8 of 9 runs (0.149 vs 0.144, 0.241 vs 0.232,
- * 0.347 vs 0.344); past saturation (conversation 8 @0.8) the CLI's is better in every seed (mean
- * 24.8 / 22.7 / 25.4 s vs 27.6 / 25.7 / 30.6 s).
+ * 0.347 vs 0.344); past saturation the CLI's is better on average: conversation 8 @0.8 in every
+ * seed (mean 24.8 / 22.7 / 25.4 s vs 27.6 / 25.7 / 30.6 s), 16 @0.8 in two of three (mean
+ * 1,593 vs 1,670 ms over seeds, p99 14,427 vs 14,603 ms; seed 1 alone favours the library's).
  * - cacheThreshold: 0..1, default 0.3.
  * - balanceAbsThreshold: requests, 0..1e6, default 64.
  * - balanceRelThreshold: >= 1, default 1.5.
