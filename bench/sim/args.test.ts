@@ -7,7 +7,7 @@ describe("parseCli", () => {
     expect(o.spec.source).toEqual({ kind: "mooncake", path: DEFAULT_TRACE });
     expect(o.spec.origins).toBe(8);
     expect(o.spec.load).toBe(0.8);
-    expect(o.policies).toHaveLength(10);
+    expect(o.policies).toHaveLength(11);
     expect(o.threads).toBe(2);
     expect(outputPaths(o, o.slug).json).toMatch(
       /bench\/results\/conversation_trace-8o-load0\.8\.json$/,
@@ -22,6 +22,13 @@ describe("parseCli", () => {
     expect(o.policies).toEqual(["cost", "llm-d"]);
   });
 
+  it("reads the information model's flags", () => {
+    const o = parseCli(["--prefill-calibration", "0.7, 1,1.3", "--engine-delay", "25"]);
+    expect(o.spec.prefillCalibration).toEqual([0.7, 1, 1.3]);
+    expect(o.spec.engineDelayMs).toBe(25);
+    expect(parseCli([]).spec).toMatchObject({ prefillCalibration: [1], engineDelayMs: 10 });
+  });
+
   it.each([
     [["--origins", "0"], /--origins must be a number in \[1, 256\]/],
     [["--load", "x"], /--load must be a number/],
@@ -30,6 +37,9 @@ describe("parseCli", () => {
     [["--trace", "/nonexistent.jsonl"], /no such file/],
     [["--threads", "3"], /--threads must be a number in \[0, 2\]/],
     [["--arrivals", "later"], /--arrivals must be spread or burst/],
+    [["--prefill-calibration", "0.7,x"], /--prefill-calibration must be a number/],
+    [["--prefill-calibration", "1,1"], /lists a factor twice/],
+    [["--engine-delay", "1e9"], /--engine-delay must be a number in \[0, 600000\]/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);

@@ -33,8 +33,13 @@ export const USAGE = `usage: npm run bench -- [options]
   --seed N               router and generator seed (default 1)
   --limit N              replay the first N requests (synthetic: generate N, default ${SYNTHETIC_REQUESTS})
   --arrivals MODE        spread (ties spread to the next stamp, default) | burst (as recorded)
-  --report-interval MS   engine load report period (default 1000)
-  --report-delay MS      delay before a report reaches the router (default 100)
+  --report-interval MS   this router's engine webhooks: period (default 1000)
+  --report-delay MS      ... and delay before one reaches the router (default 100)
+  --engine-delay MS      delay of what baselines read from engines directly: llm-d's 50 ms
+                         scrapes, SGLang's 5 s polls, KV events (default 10)
+  --prefill-calibration LIST
+                         settings' prefill speed = profile nominal x each factor; policies that
+                         read it (cost) run once per factor (default 1; e.g. 0.7,1,1.3)
   --threads N            policies replayed at once, 0..${MAX_THREADS} (default ${MAX_THREADS}; 0 = this thread)
   --json PATH            results JSON (default bench/results/<trace>-<origins>o-load<load>.json,
                          bench:fleet: bench/results/fleet.json)
@@ -120,6 +125,14 @@ function policiesOf(text: string): PolicyType[] {
   return names as PolicyType[];
 }
 
+function calibrationOf(text: string): number[] {
+  const factors = text.split(",").map((s) => number("prefill-calibration", s.trim(), 1, 0.05, 20));
+  if (new Set(factors).size !== factors.length) {
+    throw new UsageError(`--prefill-calibration lists a factor twice: "${text}"`);
+  }
+  return factors;
+}
+
 export function parseCli(argv: readonly string[]): CliOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -136,6 +149,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
       arrivals: { type: "string" },
       "report-interval": { type: "string" },
       "report-delay": { type: "string" },
+      "engine-delay": { type: "string" },
+      "prefill-calibration": { type: "string" },
       threads: { type: "string" },
       json: { type: "string" },
       html: { type: "string" },
@@ -173,6 +188,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     seed,
     reportIntervalMs: number("report-interval", values["report-interval"], 1000, 1, 600_000),
     reportDelayMs: number("report-delay", values["report-delay"], 100, 0, 600_000),
+    engineDelayMs: number("engine-delay", values["engine-delay"], 10, 0, 600_000),
+    prefillCalibration: calibrationOf(values["prefill-calibration"] ?? "1"),
   };
   const slug = `${label.replace(/\.[a-z]+$/, "").replace(/[^A-Za-z0-9_-]+/g, "-")}-${origins}o-load${load}`;
   const sizes = (values.sizes ?? "2,4,8,16,32")

@@ -9,7 +9,7 @@ import { benchPage } from "./report/html.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
 import { targetLines } from "./report/targets.ts";
 import { toJson, writeFile } from "./report/write.ts";
-import { runBenchmark, workloadOf } from "./run/runner.ts";
+import { policyRuns, runBenchmark, workloadOf } from "./run/runner.ts";
 
 async function main(): Promise<void> {
   const options = parseCli(process.argv.slice(2));
@@ -20,7 +20,8 @@ async function main(): Promise<void> {
     `replaying ${requests.toLocaleString("en-US")} requests of ${spec.trace} on ${spec.origins} ` +
       `origins at load ${spec.load} for ${policies.length} policies\n`,
   );
-  const bar = new ProgressBar(policies, requests);
+  const labels = policyRuns(spec, policies).map((r) => r.label);
+  const bar = new ProgressBar(labels, requests);
   const result = await runBenchmark(spec, policies, {
     threads: options.threads,
     workload,

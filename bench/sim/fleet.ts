@@ -12,7 +12,7 @@ import { outputPaths, parseCli, runMain } from "./args.ts";
 import { type FleetSweep, fleetPage } from "./report/html.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
 import { toJson, writeFile } from "./report/write.ts";
-import { runBenchmark, workloadOf } from "./run/runner.ts";
+import { policyRuns, runBenchmark, workloadOf } from "./run/runner.ts";
 
 function sweepTable(s: FleetSweep): string {
   const policies = s.runs[0]?.results.map((p) => p.policy) ?? [];
@@ -39,7 +39,8 @@ async function main(): Promise<void> {
     const spec = { ...options.spec, origins };
     const workload = workloadOf(spec);
     process.stderr.write(`\n${origins} origins:\n`);
-    const bar = new ProgressBar(options.policies, workload.size);
+    const labels = policyRuns(spec, options.policies).map((r) => r.label);
+    const bar = new ProgressBar(labels, workload.size);
     const result = await runBenchmark(spec, options.policies, {
       threads: options.threads,
       workload,

@@ -12,6 +12,8 @@
  *   and evicts whatever was cached there.
  * - A finished request frees its blocks tail first, so a sequence's deepest blocks are evicted
  *   before its prefix (vLLM frees `reversed(blocks)` for the same reason).
+ * An optional `onEvict` hears each cached hash as its block is reused, for the engine's KV
+ * events (vLLM's BlockRemoved).
  * Hash -> block lookups use the core's `HashTable` (open addressing over typed arrays): chunk
  * hashes are 53-bit doubles, which a JS Map would box and hash slowly.
  */
@@ -31,8 +33,10 @@ export class BlockCache {
   readonly #table: HashTable;
   #free = 0;
   evictions = 0;
+  readonly #onEvict: ((hash: number) => void) | null;
 
-  constructor(blocks: number) {
+  constructor(blocks: number, onEvict: ((hash: number) => void) | null = null) {
+    this.#onEvict = onEvict;
     if (!Number.isInteger(blocks) || blocks < 1) {
       throw new RangeError(`blocks must be a positive integer, got ${blocks}`);
     }
@@ -92,6 +96,7 @@ export class BlockCache {
     this.#unlink(b);
     if (this.#hash[b] !== NONE) {
       this.#table.remove(b, this.#hash);
+      this.#onEvict?.(this.#hash[b] as number);
       this.#hash[b] = NONE;
       this.evictions++;
     }
@@ -99,11 +104,15 @@ export class BlockCache {
     return b;
   }
 
-  /** Block `b` now holds the full chunk named `hash`; the first copy of a hash is the one kept. */
-  seal(b: number, hash: number): void {
-    if (this.#hash[b] !== NONE || this.#find(hash) !== MISSING) return;
+  /**
+   * Block `b` now holds the full chunk named `hash`; the first copy of a hash is the one kept.
+   * Returns whether the hash is newly cached (false: `b` already sealed, or another block has it).
+   */
+  seal(b: number, hash: number): boolean {
+    if (this.#hash[b] !== NONE || this.#find(hash) !== MISSING) return false;
     this.#hash[b] = hash;
     this.#table.insert(b, this.#hash);
+    return true;
   }
 
   /** Unpin a request's blocks, tail first; unreferenced blocks join the free queue's tail. */

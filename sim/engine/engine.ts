@@ -21,7 +21,13 @@
  * (contexts grow by one token per request per iteration). An arrival during a span cuts it after
  * the iteration in progress (`interrupt`), exactly where the real scheduler would first see the
  * new request. Times are milliseconds of simulated time.
+ *
+ * KV events (option `kvEvents`): as vLLM publishes BlockStored / BlockRemoved after each step,
+ * the engine logs each run of blocks it newly caches (`kv-stored`, after its parent block) and
+ * each cached block it evicts (`kv-removed`), in order, named by the router's chunk hashes; the
+ * caller drains them with `takeKvEvents` (router/index-feed.ts applies them).
  */
+import { type KvEvent, MAX_KV_HASHES } from "../../src/core/engine-events.ts";
 import { BlockCache } from "./block-cache.ts";
 import { iterationMs, prefillMs } from "./iteration-time.ts";
 import type { EngineProfile } from "./profiles.ts";
@@ -83,7 +89,14 @@ interface Step {
 
 export interface StepResult {
   done: EngineRequest[];
+  /** Requests whose first token came in this step. */
+  started: EngineRequest[];
   prefilledTokens: number;
+}
+
+export interface EngineOptions {
+  /** Log KV events for `takeKvEvents` (default false). */
+  kvEvents?: boolean;
 }
 
 export class Engine {
@@ -98,11 +111,48 @@ export class Engine {
   /** Time spent iterating, and the part of it in iterations that prefill something, ms. */
   busyMs = 0;
   prefillBusyMs = 0;
+  /** KV events not yet taken, or null when not logged. */
+  #kv: KvEvent[] | null;
 
-  constructor(profile: EngineProfile, blockTokens: number) {
+  constructor(profile: EngineProfile, blockTokens: number, options: EngineOptions = {}) {
     this.profile = profile;
     this.blockTokens = blockTokens;
-    this.cache = new BlockCache(Math.floor(profile.kvCapacityTokens / blockTokens));
+    this.#kv = options.kvEvents ? [] : null;
+    const onEvict = options.kvEvents ? (hash: number) => this.#removed(hash) : null;
+    this.cache = new BlockCache(Math.floor(profile.kvCapacityTokens / blockTokens), onEvict);
+  }
+
+  /** The KV events since the last call, oldest first (empty unless `kvEvents` is on). */
+  takeKvEvents(): KvEvent[] {
+    if (this.#kv === null || this.#kv.length === 0) return [];
+    const events = this.#kv;
+    this.#kv = [];
+    return events;
+  }
+
+  #removed(hash: number): void {
+    const last = this.#kv?.at(-1);
+    if (last?.type === "kv-removed" && last.hashes.length < MAX_KV_HASHES) last.hashes.push(hash);
+    else this.#kv?.push({ type: "kv-removed", hashes: [hash] });
+  }
+
+  /** Seal `r`'s blocks [from, to); log each run of newly cached ones after its parent. */
+  #seal(r: EngineRequest, from: number, to: number): void {
+    let run: number[] | null = null;
+    for (let c = from; c < to; c++) {
+      const hash = r.hashes[c] as number;
+      const fresh = this.cache.seal(r.blocks[c] as number, hash);
+      if (this.#kv === null) continue;
+      if (fresh && run !== null && run.length < MAX_KV_HASHES) {
+        run.push(hash);
+      } else if (fresh) {
+        run = [hash];
+        const parent = c > 0 ? (r.hashes[c - 1] as number) : null;
+        this.#kv.push({ type: "kv-stored", parent, hashes: run });
+      } else {
+        run = null;
+      }
+    }
   }
 
   get busy(): boolean {
@@ -215,17 +265,18 @@ export class Engine {
     if (step.chunks.length > 0) this.prefillBusyMs += step.end - step.start;
     const B = this.blockTokens;
     let prefilledTokens = 0;
+    const started: EngineRequest[] = [];
     for (let i = 0; i < step.chunks.length; i++) {
       const r = step.chunks[i] as EngineRequest;
       const n = step.chunkTokens[i] as number;
       const before = r.computed;
       r.computed += n;
       prefilledTokens += n;
-      const sealed = Math.min(Math.floor(r.computed / B), r.hashes.length);
-      for (let c = Math.floor(before / B); c < sealed; c++) {
-        this.cache.seal(r.blocks[c] as number, r.hashes[c] as number);
+      this.#seal(r, Math.floor(before / B), Math.min(Math.floor(r.computed / B), r.hashes.length));
+      if (r.computed === r.promptTokens + r.generated) {
+        if (r.generated === 0) started.push(r);
+        this.#sample(r, 1, step.end);
       }
-      if (r.computed === r.promptTokens + r.generated) this.#sample(r, 1, step.end);
     }
     for (const r of step.decodes) {
       r.computed += step.iterations;
@@ -242,7 +293,7 @@ export class Engine {
       done.push(r);
     }
     if (done.length > 0) this.#running = this.#running.filter((r) => r.generated < r.outputTokens);
-    return { done, prefilledTokens };
+    return { done, started, prefilledTokens };
   }
 
   #sample(r: EngineRequest, tokens: number, at: number): void {

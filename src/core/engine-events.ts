@@ -7,6 +7,14 @@
  * - capacity:    KV cache size in tokens; sets the origin's capacity in the index.
  * - cache-reset: the engine restarted or cleared its prefix cache; the index forgets the origin.
  * - health:      up, draining (finish what runs, take nothing new) or down.
+ * - kv-stored:   the engine cached full blocks: `hashes`, a run whose first block follows the
+ *                block named `parent` (null: the run starts the prompt). vLLM's BlockStored.
+ * - kv-removed:  the engine evicted the blocks named `hashes`. vLLM's BlockRemoved
+ *                (AllBlocksCleared is `cache-reset`).
+ * The kv events name blocks by the router's own chunk hashes (chunk-hash.ts), so they feed the
+ * index only of a pool whose `indexFeed` is "engine-events" (router/index-feed.ts); a real
+ * engine names blocks by hashes of token ids, which the router cannot compute at the edge, so
+ * today only the simulator's engines send them (docs/architecture.md, "Index feed").
  *
  * A batch carries its own `id` and the time it was made (`at`) inside the signed body, so the
  * pool can tell a replay or a late copy from a new report (`router/batch-ledger.ts`).
@@ -19,6 +27,12 @@ import { z } from "zod";
  * the pool forget the ids of older batches.
  */
 export const BATCH_WINDOW_MS = 300_000;
+
+/** Block hashes one kv event may carry: a batch of them stays within the webhook's 64 KB. */
+export const MAX_KV_HASHES = 1024;
+
+const chunkHash = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const chunkHashes = z.array(chunkHash).min(1).max(MAX_KV_HASHES);
 
 export const engineEvent = z.discriminatedUnion("type", [
   z
@@ -34,6 +48,10 @@ export const engineEvent = z.discriminatedUnion("type", [
     .strict(),
   z.object({ type: z.literal("cache-reset") }).strict(),
   z.object({ type: z.literal("health"), status: z.enum(["up", "draining", "down"]) }).strict(),
+  z
+    .object({ type: z.literal("kv-stored"), parent: chunkHash.nullable(), hashes: chunkHashes })
+    .strict(),
+  z.object({ type: z.literal("kv-removed"), hashes: chunkHashes }).strict(),
 ]);
 
 export const engineEventBatch = z
@@ -52,3 +70,4 @@ export const engineEventBatch = z
 export type EngineEvent = z.infer<typeof engineEvent>;
 export type EngineEventBatch = z.infer<typeof engineEventBatch>;
 export type Health = Extract<EngineEvent, { type: "health" }>["status"];
+export type KvEvent = Extract<EngineEvent, { type: "kv-stored" | "kv-removed" }>;

@@ -5,7 +5,7 @@
  */
 import type { BenchResult, PolicyResult } from "../run/result-types.ts";
 
-const CACHE_BASELINES = ["cache-aware", "llm-d", "dynamo"];
+const CACHE_BASELINES = ["cache-aware", "llm-d", "llm-d-precise", "dynamo"];
 const LOAD_BALANCERS = ["round-robin", "random", "least-outstanding", "power-of-two"];
 
 const ms = (v: number) => `${Math.round(v).toLocaleString("en-US")} ms`;
@@ -35,7 +35,7 @@ export function targetLines(r: BenchResult): string[] {
     if (baseline) {
       const need99 = 0.8 * baseline.ttftMs.p99;
       out.push(
-        `p99 TTFT >= 20% below best of cache-aware/llm-d/dynamo (load 0.8 and 1.0): ` +
+        `p99 TTFT >= 20% below best of cache-aware/llm-d/llm-d-precise/dynamo (load 0.8 and 1.0): ` +
           `${ms(cost.ttftMs.p99)} vs 0.8 x ${baseline.policy} ${ms(baseline.ttftMs.p99)} = ` +
           `${ms(need99)} -> ${verdict(cost.ttftMs.p99 <= need99)}`,
       );

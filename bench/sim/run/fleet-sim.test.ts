@@ -17,6 +17,8 @@ const TINY: BenchSpec = {
   seed: 1,
   reportIntervalMs: 1000,
   reportDelayMs: 100,
+  engineDelayMs: 10,
+  prefillCalibration: [1],
 };
 
 describe("fleet simulation", () => {
@@ -38,14 +40,41 @@ describe("fleet simulation", () => {
     }
   });
 
-  it("delivers the engines' load reports to the router", async () => {
-    const result = await runBenchmark(TINY, ["power-of-two"], { threads: 0 });
-    // Before the first report (t = 1.1 s) it can only use its own counts; then the engines'.
-    expect(result.results[0]?.reasons["two-choices-engine"]).toBeGreaterThan(0);
-    const never = await runBenchmark({ ...TINY, reportDelayMs: 1e6 }, ["power-of-two"], {
+  it("delivers load reports as each policy's information model says", async () => {
+    const result = await runBenchmark(TINY, ["power-of-two", "llm-d"], { threads: 0 });
+    // power-of-two polls every 5 s: its own counts before the first poll, then the engines'.
+    const reasons = result.results[0]?.reasons ?? {};
+    expect(reasons["two-choices-local"]).toBeGreaterThan(0);
+    expect(reasons["two-choices-engine"]).toBeGreaterThan(0);
+    expect(result.results.map((r) => r.information?.loadReports?.intervalMs)).toEqual([5000, 50]);
+    const never = await runBenchmark({ ...TINY, engineDelayMs: 1e6 }, ["power-of-two"], {
       threads: 0,
     });
     expect(never.results[0]?.reasons["two-choices-engine"]).toBeUndefined();
+  });
+
+  it("feeds the engines' KV events to the index of the policies whose systems read them", () => {
+    const w = workloadOf(TINY);
+    const dynamo = runPolicy(w, TINY, "dynamo");
+    expect(dynamo.information).toMatchObject({ indexFeed: "engine-events", firstToken: true });
+    // The index follows the engines' caches: it predicts no more than they then report.
+    const { predictedTokens, cachedTokens } = dynamo.indexAccuracy;
+    expect(predictedTokens).toBeGreaterThan(0);
+    expect(predictedTokens).toBeLessThanOrEqual(cachedTokens);
+    const late = runPolicy(w, { ...TINY, engineDelayMs: 1e6 }, "dynamo");
+    expect(late.indexAccuracy.predictedTokens).toBe(0);
+  });
+
+  it("replays cost once per prefill calibration, and the others once", async () => {
+    const spec = { ...TINY, prefillCalibration: [0.7, 1, 1.3] };
+    const result = await runBenchmark(spec, ["round-robin", "cost"], { threads: 0 });
+    expect(result.results.map((r) => r.policy)).toEqual([
+      "round-robin",
+      "cost x0.7",
+      "cost",
+      "cost x1.3",
+    ]);
+    expect(result.results[1]?.information?.prefillCalibration).toBe(0.7);
   });
 
   it("reports the engines' cached tokens to the router as the hit rate's truth", () => {

@@ -6,11 +6,13 @@
  *   so the engine's next iteration sees it);
  * - the response ends: `complete(ticket, { ok, promptTokens, cachedTokens }, now)` with
  *   the engine's own cached-token count, as vLLM reports `prompt_tokens_details.cached_tokens`;
- * - webhooks: at start each origin reports its KV capacity; every `reportIntervalMs` each engine
- *   snapshots running, waiting and KV usage, which reaches `ingest` `reportDelayMs` later.
+ * - what else the router hears follows the policy's information model (information.ts): at
+ *   start each origin reports its KV capacity; load reports (running, waiting, KV usage) every
+ *   interval, arriving late; the engines' KV events after each step that caches or evicts
+ *   blocks (with the "engine-events" index feed); each request's first token (`firstToken`).
  * Network time is zero: TTFT is queueing plus prefill, which is what routing changes.
- * Same-time events run arrivals, then engine iterations, then report deliveries, then report
- * snapshots, each in insertion order, so a seed replays a run exactly.
+ * Same-time events run arrivals, then engine iterations, then deliveries, then load reports,
+ * then samples, each in insertion order, so a seed replays a run exactly.
  */
 
 import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
@@ -23,6 +25,7 @@ import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
 import { EventQueue } from "./event-queue.ts";
+import type { Information } from "./information.ts";
 import { QueueProbe } from "./queue-probe.ts";
 import type { PolicyResult } from "./result-types.ts";
 import { summarise } from "./summarise.ts";
@@ -33,20 +36,22 @@ export interface SimConfig {
   origins: number;
   profile: EngineProfile;
   seed: number;
-  reportIntervalMs: number;
-  reportDelayMs: number;
+  information: Information;
 }
 
 const ENGINE = 1;
 const DELIVERY = 2;
-const SNAPSHOT = 3;
+const REPORT = 3;
+const SAMPLE = 4;
+/** Period of the diagnostics (queue probe, timeline), whatever the policy is told. */
+const SAMPLE_MS = 1000;
 
 export function simulatePolicy(
   w: Workload,
   config: SimConfig,
   onProgress: (completed: number) => void = () => {},
 ): PolicyResult {
-  const { profile, origins } = config;
+  const { profile, origins, information: info } = config;
   const ids = Array.from({ length: origins }, (_, i) => `gpu-${i}`);
   const indexOf = new Map(ids.map((id, i) => [id, i]));
   const pool = parsePool({
@@ -54,19 +59,21 @@ export function simulatePolicy(
       id,
       url: `http://${id}.sim`,
       kvCapacityTokens: profile.kvCapacityTokens,
-      prefillTokensPerSecond: profile.prefillTokensPerSecond,
+      prefillTokensPerSecond: profile.prefillTokensPerSecond * info.prefillCalibration,
     })),
     policy: config.policy,
     chunkBytes: w.chunkTokens * BYTES_PER_TOKEN,
+    indexFeed: info.indexFeed,
   });
   const router = new CoreRouter(pool, { model: w.model, seed: config.seed });
   const fallback = new CoreRouter(fallbackPool(pool), { model: w.model, seed: config.seed });
-  const engines = ids.map(() => new Engine(profile, w.chunkTokens));
+  const kvEvents = info.indexFeed === "engine-events";
+  const engines = ids.map(() => new Engine(profile, w.chunkTokens, { kvEvents }));
   const versions = new Int32Array(origins);
   const due = new Float64Array(origins).fill(Number.NaN);
   const queue = new EventQueue();
   const span = w.size > 0 ? (w.arrivalMs[w.size - 1] as number) : 0;
-  const timeline = new Timeline(origins, Math.max(config.reportIntervalMs, span / 100));
+  const timeline = new Timeline(origins, Math.max(SAMPLE_MS, span / 100));
   const probe = new QueueProbe();
 
   const requests: EngineRequest[] = new Array(w.size);
@@ -83,7 +90,8 @@ export function simulatePolicy(
   for (const id of ids) {
     router.ingest(id, [{ type: "capacity", kvCapacityTokens: profile.kvCapacityTokens }], 0);
   }
-  if (w.size > 0) queue.push(config.reportIntervalMs, SNAPSHOT, -1);
+  if (w.size > 0) queue.push(SAMPLE_MS, SAMPLE, -1);
+  if (w.size > 0 && info.loadReports) queue.push(info.loadReports.intervalMs, REPORT, -1);
 
   const wake = (o: number, t: number) => {
     due[o] = t;
@@ -140,26 +148,42 @@ export function simulatePolicy(
     if (engine.busy) {
       const result = engine.finish();
       prefilled[o] = (prefilled[o] as number) + result.prefilledTokens;
+      if (info.firstToken) for (const r of result.started) firstToken(r, t);
       for (const r of result.done) finish(r, t);
     }
     const end = engine.start(t);
     if (end !== null) wake(o, end);
+    if (kvEvents) {
+      const events: EngineEvent[] = engine.takeKvEvents();
+      if (events.length > 0) queue.push(t + info.kvEventDelayMs, DELIVERY, o, 0, events);
+    }
   };
 
-  const snapshot = (t: number) => {
-    const views = router.stats(t).origins;
+  const firstToken = (r: EngineRequest, t: number) => {
+    const ticket = tickets[r.id];
+    if (ticket) (routedBy[r.id] as CoreRouter).firstToken(ticket, t);
+  };
+
+  const report = (t: number, reports: NonNullable<Information["loadReports"]>) => {
     engines.forEach((e, o) => {
-      probe.sample(views[o]?.queuedPrefillTokens ?? 0, e.prefillBacklog);
       const load: EngineEvent = {
         type: "load",
         running: e.running,
         waiting: e.waiting,
         kvUsage: e.kvUsage,
       };
-      queue.push(t + config.reportDelayMs, DELIVERY, o, 0, load);
+      queue.push(t + reports.delayMs, DELIVERY, o, 0, [load]);
+    });
+    if (completed < w.size) queue.push(t + reports.intervalMs, REPORT, -1);
+  };
+
+  const sample = (t: number) => {
+    const views = router.stats(t).origins;
+    engines.forEach((e, o) => {
+      probe.sample(views[o]?.queuedPrefillTokens ?? 0, e.prefillBacklog);
       timeline.sample(o, t, e.running + e.waiting);
     });
-    if (completed < w.size) queue.push(t + config.reportIntervalMs, SNAPSHOT, -1);
+    if (completed < w.size) queue.push(t + SAMPLE_MS, SAMPLE, -1);
   };
 
   let now = 0;
@@ -179,10 +203,13 @@ export function simulatePolicy(
         if (event.version === versions[event.origin]) step(event.origin, event.t);
         break;
       case DELIVERY:
-        router.ingest(ids[event.origin] as string, [event.payload as EngineEvent], event.t);
+        router.ingest(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
         break;
-      case SNAPSHOT:
-        snapshot(event.t);
+      case REPORT:
+        if (info.loadReports) report(event.t, info.loadReports);
+        break;
+      case SAMPLE:
+        sample(event.t);
         break;
     }
   }

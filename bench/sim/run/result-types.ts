@@ -5,8 +5,13 @@
  * `fallbackRate`) are kept; the rest explain them. No wall-clock value appears here, so one seed
  * gives byte-identical JSON.
  */
+import type { Information } from "./information.ts";
+
 export interface PolicyResult {
+  /** The policy, or `cost x0.7` for a run whose settings' prefill speed was mis-calibrated. */
   policy: string;
+  /** What the policy's router was told, and how late (information.ts). */
+  information?: Information;
   /** Engine-reported cached prompt tokens / prompt tokens. */
   hitRate: number;
   ttftMs: { mean: number; p50: number; p90: number; p99: number };
@@ -58,8 +63,11 @@ export interface BenchResult {
   chunkTokens: number;
   /** Simulated ms per trace ms that the load setting chose. */
   timeScale: number;
+  /** This router's webhooks (policies of this router); baselines: see each `information`. */
   reportIntervalMs: number;
   reportDelayMs: number;
+  /** Delay of scrapes, polls and KV events that baselines read from engines directly. */
+  engineDelayMs?: number;
   oracleHitRate: number;
   fleetOracleHitRate: number;
   results: PolicyResult[];

@@ -4,6 +4,9 @@
  * has 2 cores), each worker building the workload once; with `threads: 0` they run in this
  * thread (tests). Results come back in the requested policy order whatever finishes first, and
  * nothing time-dependent enters them, so one seed gives byte-identical JSON.
+ *
+ * A policy that reads the settings' prefill speed (information.ts) is replayed once per
+ * `prefillCalibration` factor, labelled `cost x0.7` (plain `cost` at 1); the others once.
  */
 import { Worker } from "node:worker_threads";
 import { profileNamed } from "../../../sim/engine/profiles.ts";
@@ -13,6 +16,7 @@ import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
 import { buildWorkload, loadTrace, type TraceSource, type Workload } from "../workload/workload.ts";
 import { simulatePolicy } from "./fleet-sim.ts";
+import { informationOf, READS_PREFILL_SPEED } from "./information.ts";
 import type { BenchResult, PolicyResult } from "./result-types.ts";
 
 /** Everything a replay depends on; plain data, so it crosses to a worker unchanged. */
@@ -27,8 +31,32 @@ export interface BenchSpec {
   profile: string;
   chunkTokens: number;
   seed: number;
+  /** This router's webhooks: period and delay (the reporter's `--interval`, network). */
   reportIntervalMs: number;
   reportDelayMs: number;
+  /** Delay of what baselines read from engines directly: scrapes, polls, KV events. */
+  engineDelayMs: number;
+  /** Settings' prefill speed = profile nominal x each factor (policies that read it). */
+  prefillCalibration: readonly number[];
+}
+
+/** One replay: a policy, the calibration of its settings' prefill speed, and its label. */
+export interface PolicyRun {
+  policy: PolicyType;
+  prefillCalibration: number;
+  label: string;
+}
+
+/** The replays a run makes: policies in order, calibration variants next to each other. */
+export function policyRuns(spec: BenchSpec, policies: readonly PolicyType[]): PolicyRun[] {
+  return policies.flatMap((policy) => {
+    if (!READS_PREFILL_SPEED.has(policy)) return [{ policy, prefillCalibration: 1, label: policy }];
+    return spec.prefillCalibration.map((f) => ({
+      policy,
+      prefillCalibration: f,
+      label: f === 1 ? policy : `${policy} x${f}`,
+    }));
+  });
 }
 
 export interface RunOptions {
@@ -53,21 +81,24 @@ export function workloadOf(spec: BenchSpec): Workload {
 export function runPolicy(
   w: Workload,
   spec: BenchSpec,
-  policy: PolicyType,
+  run: PolicyType | PolicyRun,
   onProgress?: (completed: number) => void,
 ): PolicyResult {
-  return simulatePolicy(
+  const { policy, prefillCalibration, label } =
+    typeof run === "string" ? { policy: run, prefillCalibration: 1, label: run } : run;
+  const information = informationOf(policy, { ...spec, prefillCalibration });
+  const result = simulatePolicy(
     w,
     {
       policy: policyOf(policy),
       origins: spec.origins,
       profile: profileNamed(spec.profile),
       seed: spec.seed,
-      reportIntervalMs: spec.reportIntervalMs,
-      reportDelayMs: spec.reportDelayMs,
+      information,
     },
     onProgress,
   );
+  return { ...result, policy: label, information };
 }
 
 export async function runBenchmark(
@@ -78,10 +109,11 @@ export async function runBenchmark(
   const w = options.workload ?? workloadOf(spec);
   const profile = profileNamed(spec.profile);
   const progress = options.onProgress ?? (() => {});
+  const runs = policyRuns(spec, policies);
   const results =
     options.threads > 0
-      ? runInWorkers(spec, policies, options.threads, progress)
-      : Promise.resolve(policies.map((p, i) => runPolicy(w, spec, p, (done) => progress(i, done))));
+      ? runInWorkers(spec, runs, options.threads, progress)
+      : Promise.resolve(runs.map((r, i) => runPolicy(w, spec, r, (done) => progress(i, done))));
   const capacityChunks = spec.origins * Math.floor(profile.kvCapacityTokens / spec.chunkTokens);
   const oracleHitRate = round(infiniteOracleHitRate(w), 4);
   const fleetOracle = round(fleetOracleHitRate(w, capacityChunks), 4);
@@ -97,6 +129,7 @@ export async function runBenchmark(
     timeScale: round(w.timeScale, 6),
     reportIntervalMs: spec.reportIntervalMs,
     reportDelayMs: spec.reportDelayMs,
+    engineDelayMs: spec.engineDelayMs,
     oracleHitRate,
     fleetOracleHitRate: fleetOracle,
     results: await results,
@@ -110,7 +143,7 @@ type WorkerReply =
 
 function runInWorkers(
   spec: BenchSpec,
-  policies: readonly PolicyType[],
+  policies: readonly PolicyRun[],
   threads: number,
   progress: (index: number, completed: number) => void,
 ): Promise<PolicyResult[]> {

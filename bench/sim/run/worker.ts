@@ -3,13 +3,12 @@
  * It keeps the last workload it built, since every message of one run names the same one.
  */
 import { parentPort } from "node:worker_threads";
-import type { PolicyType } from "../../../src/core/policies/index.ts";
 import type { Workload } from "../workload/workload.ts";
-import { type BenchSpec, runPolicy, workloadOf } from "./runner.ts";
+import { type BenchSpec, type PolicyRun, runPolicy, workloadOf } from "./runner.ts";
 
 let cached: { key: string; workload: Workload } | null = null;
 
-parentPort?.on("message", (task: { spec: BenchSpec; policy: PolicyType; index: number }) => {
+parentPort?.on("message", (task: { spec: BenchSpec; policy: PolicyRun; index: number }) => {
   const port = parentPort;
   if (!port) return;
   const { spec, policy, index } = task;
@@ -22,6 +21,6 @@ parentPort?.on("message", (task: { spec: BenchSpec; policy: PolicyType; index: n
     port.postMessage({ type: "result", index, result });
   } catch (error) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    port.postMessage({ type: "error", index, message: `${policy}: ${message}` });
+    port.postMessage({ type: "error", index, message: `${policy.label}: ${message}` });
   }
 });

@@ -114,4 +114,47 @@ describe("LoadBoard", () => {
     expect(b.outstanding).toBe(0);
     expect(() => b.view(A, 0)).toThrow(RangeError);
   });
+
+  it("counts uncached tokens as prefilling until the first token, or until the end", () => {
+    const b = board(1000);
+    b.lease("a", A, 3000, 3000, 0, { uncachedTokens: 2000 });
+    b.lease("b", A, 1000, 1000, 0, { uncachedTokens: 500 });
+    expect(b.view(A, 0).prefillingTokens).toBe(2500);
+    expect(b.firstToken("a", 100)).toBe(true);
+    // The first token proves a's prefill done: the fluid queue served up to it.
+    expect(b.view(A, 100)).toMatchObject({ prefillingTokens: 500, queuedPrefillTokens: 1000 });
+    b.firstToken("a", 200);
+    b.release("a", true, 300);
+    expect(b.view(A, 300).prefillingTokens).toBe(500);
+    b.release("b", true, 400);
+    expect(b.view(A, 400).prefillingTokens).toBe(0);
+    expect(b.firstToken("b", 500)).toBe(false);
+  });
+
+  it("tracks distinct in-flight chunks only when asked, a shared chunk once", () => {
+    const untracked = board();
+    untracked.lease("a", A, 256, 256, 0, { hashes: [1, 2, 3, 4] });
+    expect(untracked.view(A, 0).activeChunks).toBeNull();
+    expect(untracked.addedChunks(A, [1, 2, 9], true)).toBe(4);
+
+    const b = new LoadBoard({ ...options, trackActiveChunks: true });
+    b.ensure(A, 1000);
+    b.lease("a", A, 300, 300, 0, { hashes: [1, 2, 3, 4], partial: true });
+    b.lease("b", A, 256, 256, 0, { hashes: [1, 2, 7, 8] });
+    expect(b.view(A, 0).activeChunks).toBe(7);
+    expect(b.addedChunks(A, [1, 2, 3, 9], true)).toBe(2);
+    b.release("a", true, 1);
+    expect(b.view(A, 1).activeChunks).toBe(4);
+    b.release("b", true, 2);
+    expect(b.view(A, 2).activeChunks).toBe(0);
+  });
+
+  it("turning chunk tracking on counts the leases already held", () => {
+    const b = board();
+    b.lease("a", A, 256, 256, 0, { hashes: [1, 2, 3, 4] });
+    b.options = { ...options, trackActiveChunks: true };
+    expect(b.view(A, 0).activeChunks).toBe(4);
+    b.release("a", true, 1);
+    expect(b.view(A, 1).activeChunks).toBe(0);
+  });
 });

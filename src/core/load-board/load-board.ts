@@ -13,11 +13,17 @@
  *
  * Leases: a routed request holds its load until `release`; if its completion is never reported
  * the lease expires after `leaseMs`, so a lost `complete` cannot leak load forever.
+ *
+ * Prefilling tokens: the uncached prompt tokens of requests whose first token has not been seen,
+ * counted exactly (Dynamo's active prefill tokens) when the caller reports first tokens
+ * (`firstToken`); otherwise a request counts until it ends. Active chunks (active-chunks.ts): the
+ * distinct prompt chunks in flight, kept only when `trackActiveChunks` is set.
  */
 import type { Health } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
 import type { EngineLoad } from "../policies/policy.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
+import { ActiveChunks } from "./active-chunks.ts";
 import { CircuitBreaker, type CircuitState } from "./circuit-breaker.ts";
 
 export interface LoadBoardOptions {
@@ -26,16 +32,29 @@ export interface LoadBoardOptions {
   cooldownMs: number;
   reportFreshMs: number;
   reportStaleMs: number;
+  /** Keep each origin's distinct in-flight prompt chunks (for policies that read them). */
+  trackActiveChunks?: boolean;
 }
 
-/** A pool's load board options, from its settings. */
-export function boardOptions(pool: PoolSettings): LoadBoardOptions {
+/** What a lease needs beyond its size, for prefilling tokens and active chunks. */
+export interface LeaseDetail {
+  /** Prompt tokens the origin is expected to prefill (not cached there); default all. */
+  uncachedTokens?: number;
+  /** The prompt's chunk hashes, for active chunks. */
+  hashes?: ArrayLike<number>;
+  /** The prompt ends in a partial chunk (tokens past its last full chunk). */
+  partial?: boolean;
+}
+
+/** A pool's load board options, from its settings (and whether its policies read active chunks). */
+export function boardOptions(pool: PoolSettings, trackActiveChunks: boolean): LoadBoardOptions {
   return {
     leaseMs: pool.leaseMs,
     failureThreshold: pool.circuit.failureThreshold,
     cooldownMs: pool.circuit.cooldownMs,
     reportFreshMs: pool.reportFreshMs,
     reportStaleMs: pool.reportStaleMs,
+    trackActiveChunks,
   };
 }
 
@@ -44,9 +63,14 @@ export interface Lease {
   readonly origin: Slot;
   readonly promptTokens: number;
   readonly prefillWork: number;
+  readonly uncachedTokens: number;
+  readonly hashes: ArrayLike<number>;
+  readonly partial: boolean;
   /** Position in the origin's fluid queue just after this request's prefill. */
   readonly queueEnd: number;
   readonly expires: number;
+  /** No first token seen yet. */
+  prefilling: boolean;
 }
 
 export interface EngineReport {
@@ -59,6 +83,7 @@ export interface EngineReport {
 class OriginLoad {
   outstanding = 0;
   activeTokens = 0;
+  prefillingTokens = 0;
   enqueued = 0;
   served = 0;
   servedAt = 0;
@@ -85,6 +110,9 @@ export interface OriginLoadView {
   outstanding: number;
   activeTokens: number;
   queuedPrefillTokens: number;
+  prefillingTokens: number;
+  /** Distinct in-flight prompt chunks, or null when not tracked. */
+  activeChunks: number | null;
   engine: EngineLoad | null;
   health: Health;
   circuit: CircuitState;
@@ -97,10 +125,27 @@ export class LoadBoard {
   #origins: OriginLoad[] = [];
   #leases = new Map<string, Lease>();
   #nextExpiry = Number.POSITIVE_INFINITY;
-  options: LoadBoardOptions;
+  #active: ActiveChunks | null = null;
+  #options!: LoadBoardOptions;
 
   constructor(options: LoadBoardOptions) {
     this.options = options;
+  }
+
+  get options(): LoadBoardOptions {
+    return this.#options;
+  }
+
+  /** New options; turning `trackActiveChunks` on starts from the leases held now. */
+  set options(options: LoadBoardOptions) {
+    this.#options = options;
+    if (!options.trackActiveChunks) {
+      this.#active = null;
+    } else if (!this.#active) {
+      const active = new ActiveChunks();
+      for (const l of this.#leases.values()) active.add(l.origin, l.hashes, l.partial);
+      this.#active = active;
+    }
   }
 
   /** Make slot `i` exist with prefill speed `speed` (keeps its state if it already exists). */
@@ -113,6 +158,7 @@ export class LoadBoard {
   /** Forget slot `i` (origin removed from settings); its leases are dropped. */
   remove(i: Slot): void {
     delete this.#origins[i];
+    this.#active?.clear(i);
     for (const [ticket, lease] of this.#leases) if (lease.origin === i) this.#leases.delete(ticket);
   }
 
@@ -145,6 +191,8 @@ export class LoadBoard {
       outstanding: o.outstanding,
       activeTokens: o.activeTokens,
       queuedPrefillTokens: o.enqueued - o.served,
+      prefillingTokens: o.prefillingTokens,
+      activeChunks: this.#active ? this.#active.distinct(i) : null,
       engine,
       health: o.health,
       circuit: o.circuit.state(now, this.options),
@@ -154,22 +202,46 @@ export class LoadBoard {
     };
   }
 
+  /**
+   * Blocks a prompt of `hashes` would add to origin `i`'s in-flight chunks: those not already
+   * there, or all of them when active chunks are not tracked.
+   */
+  addedChunks(i: Slot, hashes: ArrayLike<number>, partial: boolean): number {
+    return this.#active
+      ? this.#active.added(i, hashes, partial)
+      : hashes.length + (partial ? 1 : 0);
+  }
+
   /** Count a routed request against origin `i` until released or expired. */
-  lease(ticket: string, i: Slot, promptTokens: number, prefillWork: number, now: number): Lease {
+  lease(
+    ticket: string,
+    i: Slot,
+    promptTokens: number,
+    prefillWork: number,
+    now: number,
+    detail: LeaseDetail = {},
+  ): Lease {
     const o = this.#at(i);
     o.advance(now);
     o.enqueued += prefillWork;
     o.outstanding++;
     o.activeTokens += promptTokens;
+    const uncachedTokens = detail.uncachedTokens ?? promptTokens;
+    o.prefillingTokens += uncachedTokens;
     o.circuit.onSend(now, this.options);
-    const lease = {
+    const lease: Lease = {
       ticket,
       origin: i,
       promptTokens,
       prefillWork,
+      uncachedTokens,
+      hashes: detail.hashes ?? [],
+      partial: detail.partial ?? false,
       queueEnd: o.enqueued,
       expires: now + this.options.leaseMs,
+      prefilling: true,
     };
+    this.#active?.add(i, lease.hashes, lease.partial);
     this.#leases.set(ticket, lease);
     this.#nextExpiry = Math.min(this.#nextExpiry, lease.expires);
     return lease;
@@ -185,6 +257,8 @@ export class LoadBoard {
     o.advance(now);
     o.outstanding--;
     o.activeTokens -= lease.promptTokens;
+    if (lease.prefilling) o.prefillingTokens -= lease.uncachedTokens;
+    this.#active?.remove(lease.origin, lease.hashes, lease.partial);
     if (prefilled) {
       o.served = Math.max(o.served, Math.min(o.enqueued, lease.queueEnd));
     } else {
@@ -192,6 +266,23 @@ export class LoadBoard {
       o.enqueued -= unserved;
     }
     return lease;
+  }
+
+  /**
+   * The request's first token came: its prefill is done, so it stops counting as prefilling and
+   * everything queued up to it was served. False for an unknown ticket.
+   */
+  firstToken(ticket: string, now: number): boolean {
+    const lease = this.#leases.get(ticket);
+    const o = lease && this.#origins[lease.origin];
+    if (!lease || !o) return false;
+    if (lease.prefilling) {
+      lease.prefilling = false;
+      o.prefillingTokens -= lease.uncachedTokens;
+      o.advance(now);
+      o.served = Math.max(o.served, Math.min(o.enqueued, lease.queueEnd));
+    }
+    return true;
   }
 
   /** Release every lease past its expiry; returns them. */

@@ -2,17 +2,18 @@ import { describe, expect, it } from "vitest";
 import { context, type OriginSpec } from "../test-support/policy-context.ts";
 import { createPolicy, policyOf } from "./index.ts";
 
-// SGLang's branch for each case (defaults: cache 0.5, abs 32, rel 1.1), prompt of 4,096 tokens.
+// SGLang's branch for each case (defaults, the gateway CLI's: cache 0.3, abs 64, rel 1.5), prompt
+// of 4,096 tokens.
 const cases: [string, OriginSpec[], number, string][] = [
   [
     "imbalanced: abs and rel both exceeded -> least loaded",
-    [{ outstanding: 40, matched: 4096 }, { outstanding: 5 }],
+    [{ outstanding: 80, matched: 4096 }, { outstanding: 5 }],
     1,
     "imbalanced",
   ],
   [
     "abs exceeded but not rel -> not imbalanced, cache wins",
-    [{ outstanding: 340, matched: 4096 }, { outstanding: 320 }],
+    [{ outstanding: 300, matched: 4096 }, { outstanding: 230 }],
     0,
     "cache-hit",
   ],
@@ -32,8 +33,8 @@ const cases: [string, OriginSpec[], number, string][] = [
     "cache-hit",
   ],
   [
-    "match rate at threshold -> least loaded",
-    [{ outstanding: 3, matched: 2048 }, { outstanding: 2 }],
+    "match rate below threshold -> least loaded",
+    [{ outstanding: 3, matched: 1024 }, { outstanding: 2 }],
     1,
     "cache-miss",
   ],
@@ -66,17 +67,13 @@ describe("cache-aware (SGLang)", () => {
     expect(policy.decide(context(specs, { promptTokens: 4096 }))).toMatchObject({ origin, reason });
   });
 
-  it("takes SGLang's CLI thresholds when configured", () => {
-    const policy = createPolicy(
-      policyOf("cache-aware", {
-        cacheThreshold: 0.3,
-        balanceAbsThreshold: 64,
-        balanceRelThreshold: 1.5,
-      }),
-    );
-    const d = policy.decide(
-      context([{ outstanding: 40, matched: 1500 }, { outstanding: 5 }], { promptTokens: 4096 }),
-    );
-    expect(d).toMatchObject({ origin: 0, reason: "cache-hit" });
+  it("takes SGLang's library thresholds (0.5 / 32 / 1.1) when configured", () => {
+    const library = { cacheThreshold: 0.5, balanceAbsThreshold: 32, balanceRelThreshold: 1.1 };
+    const specs = [{ outstanding: 40, matched: 1500 }, { outstanding: 5 }];
+    const request = { promptTokens: 4096 };
+    const cli = createPolicy(policyOf("cache-aware")).decide(context(specs, request));
+    expect(cli).toMatchObject({ origin: 0, reason: "cache-hit" });
+    const lib = createPolicy(policyOf("cache-aware", library)).decide(context(specs, request));
+    expect(lib).toMatchObject({ origin: 1, reason: "imbalanced" });
   });
 });

@@ -1,49 +1,59 @@
 /**
- * dynamo: NVIDIA Dynamo's KV router cost, as documented
- * (ai-dynamo/dynamo docs/components/router/router_guide.md; lib/kv-router selector
- * `DefaultWorkerSelector`):
- *   cost = overlapWeight * prefill_blocks + decode_blocks
- * prefill_blocks = blocks of this prompt the worker has not cached; decode_blocks = KV blocks held
- * by the worker's active requests (the router's own tracking of in-flight prompts). Lowest cost
- * wins; temperature 0, ties at random (Dynamo's reservoir tie-break). O(n).
+ * dynamo: NVIDIA Dynamo's KV router with its defaults (ai-dynamo/dynamo
+ * lib/llm/src/kv_router/scheduler.rs and config.rs @db19bd2a; the cost is documented in
+ * docs/components/router/router_guide.md).
  *
- * Blocks are the router's chunks; since the cost is linear in blocks, the block size does not
- * change the choice. Newer Dynamo versions add the worker's active prefill blocks to
- * prefill_blocks; `trackActivePrefill` turns that on.
+ * For each eligible worker, as if the request joined it (`potential_blocks_and_tokens`):
+ *   prefill_tokens = its in-flight prefill tokens + this prompt's tokens it has not cached
+ *   decode_blocks  = the KV blocks its in-flight requests hold, a block shared by several once,
+ *                    + this prompt's blocks not among them
+ *   cost = overlapWeight * prefill_tokens / block size + decode_blocks
+ * Lowest cost wins, temperature 0; ties go to the worker with the smaller radix tree (fewer
+ * cached blocks in the index), then at random. O(n x prompt chunks) for the new blocks.
  *
- * Parameters: overlapWeight 0..100, default 1 (Dynamo's `--kv-overlap-score-weight`);
- * trackActivePrefill, default false.
+ * Information, as upstream has it: in-flight prefill tokens count until the request's first
+ * token (Dynamo's frontend streams the tokens; the simulator reports them with `firstToken`,
+ * the Worker does not, so there they count until the request ends); cached prefixes come from
+ * the engines' KV events (run it on a pool with `indexFeed: "engine-events"`, as the simulator
+ * does; on the router's own index it reads that, like Dynamo's `--no-router-kv-events` mode);
+ * active blocks are the router's own in-flight prompts (load-board/active-chunks.ts). Blocks
+ * are the router's chunks.
+ *
+ * Parameters: overlapWeight 0..100, default 1 (`--kv-overlap-score-weight`); trackActivePrefill,
+ * default true (upstream counts in-flight prefill tokens by default; false drops the term).
  */
 import { z } from "zod";
-import { argmin, rankBy } from "./pick.ts";
+import { type Compare, pickMin, rankWith } from "./pick.ts";
 import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
 export const dynamoParams = z
   .object({
     type: z.literal("dynamo"),
     overlapWeight: z.number().min(0).max(100).default(1),
-    trackActivePrefill: z.boolean().default(false),
+    trackActivePrefill: z.boolean().default(true),
   })
   .strict();
 export type DynamoParams = z.infer<typeof dynamoParams>;
 
 export function createDynamo(params: DynamoParams): Policy {
-  return overEligible(
-    "dynamo",
-    ({ origins, request, matchedTokens, tokensPerChunk, rng }, eligible) => {
-      const cost = (i: number) => {
-        const o = origins[i] as OriginView;
-        const uncached = Math.max(0, request.promptTokens - (matchedTokens[i] ?? 0));
-        const active = params.trackActivePrefill ? o.queuedPrefillTokens : 0;
-        const prefillBlocks = (uncached + active) / tokensPerChunk;
-        const decodeBlocks = o.activeTokens / tokensPerChunk;
-        return params.overlapWeight * prefillBlocks + decodeBlocks;
-      };
-      return {
-        origin: argmin(eligible, cost, rng),
-        reason: "min-cost",
-        ranking: rankBy(eligible, cost),
-      };
-    },
-  );
+  return overEligible("dynamo", (context, eligible) => {
+    const { origins, request, matchedTokens, tokensPerChunk, rng } = context;
+    const cost: number[] = new Array(origins.length).fill(0);
+    for (const i of eligible) {
+      const o = origins[i] as OriginView;
+      const uncached = Math.max(0, request.promptTokens - (matchedTokens[i] ?? 0));
+      const active = params.trackActivePrefill ? o.prefillingTokens : 0;
+      const decodeBlocks = o.activeChunks + context.addedChunks(i);
+      cost[i] = (params.overlapWeight * (uncached + active)) / tokensPerChunk + decodeBlocks;
+    }
+    // Lower cost, then the smaller tree; then at random.
+    const compare: Compare = (a, b) =>
+      (cost[a] as number) - (cost[b] as number) ||
+      (origins[a] as OriginView).indexedTokens - (origins[b] as OriginView).indexedTokens;
+    return {
+      origin: pickMin(eligible, compare, rng),
+      reason: "min-cost",
+      ranking: rankWith(eligible, compare),
+    };
+  });
 }

@@ -11,6 +11,7 @@ import { createDynamo, dynamoParams } from "./dynamo.ts";
 import { createHybrid, hybridParams } from "./hybrid.ts";
 import { createLeastOutstanding, leastOutstandingParams } from "./least-outstanding.ts";
 import { createLlmD, llmDParams } from "./llm-d.ts";
+import { createLlmDPrecise, llmDPreciseParams } from "./llm-d-precise.ts";
 import type { Policy } from "./policy.ts";
 import { createPowerOfTwo, powerOfTwoParams } from "./power-of-two.ts";
 import { createPrefixHash, prefixHashParams } from "./prefix-hash.ts";
@@ -38,6 +39,7 @@ const REGISTRY = [
   register(cacheAwareParams, createCacheAware),
   register(costParams, createCost),
   register(llmDParams, createLlmD),
+  register(llmDPreciseParams, createLlmDPrecise),
   register(dynamoParams, createDynamo),
 ] as const;
 
@@ -65,6 +67,19 @@ export function createPolicy(settings: PolicySettings): Policy {
   if (registration === undefined) throw new Error(`unknown policy ${JSON.stringify(settings)}`);
   return registration.create(settings);
 }
+
+/**
+ * Whether a pool's router must keep its in-flight prompt chunks (load-board/active-chunks.ts):
+ * only policies that read `activeChunks` / `addedChunks` pay for it (live or shadow).
+ */
+export function usesActiveChunks(pool: {
+  policy: PolicySettings;
+  shadowPolicies: readonly PolicySettings[];
+}): boolean {
+  return [pool.policy, ...pool.shadowPolicies].some((p) => ACTIVE_CHUNK_READERS.has(p.type));
+}
+
+const ACTIVE_CHUNK_READERS: ReadonlySet<PolicyType> = new Set(["dynamo"]);
 
 /** Default parameters of a policy type, e.g. for `policyOf("cost")` in tests and the simulator. */
 export function policyOf(type: PolicyType, params: Record<string, unknown> = {}): PolicySettings {

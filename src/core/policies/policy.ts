@@ -21,6 +21,18 @@ export interface OriginView {
   readonly queuedPrefillTokens: number;
   /** Prompt tokens of the outstanding requests (their KV footprint while they decode). */
   readonly activeTokens: number;
+  /**
+   * Uncached prompt tokens of the outstanding requests whose first token the router has not
+   * seen (until they end, where the caller does not report first tokens).
+   */
+  readonly prefillingTokens: number;
+  /**
+   * KV blocks (chunks) the outstanding requests' prompts occupy, a chunk they share counted
+   * once, where the pool tracks it (`usesActiveChunks`); else activeTokens / tokensPerChunk.
+   */
+  readonly activeChunks: number;
+  /** Prompt tokens the index believes the origin holds (the size of its part of the tree). */
+  readonly indexedTokens: number;
   /** The engine's last report, weighted by freshness; null when it never reported or is stale. */
   readonly engine: EngineLoad | null;
   /** Prefill speed in tokens per second (settings, default per pool). */
@@ -64,6 +76,12 @@ export interface PolicyContext {
    * Computed on demand.
    */
   readonly hotTokens: (minHeat: number) => number;
+  /**
+   * Chunks (KV blocks) this prompt would add to origins[i]'s in-flight chunks: those no request
+   * there already holds, or all of them (a partial last chunk included) where the pool does not
+   * track active chunks. Computed on demand, O(prompt chunks).
+   */
+  readonly addedChunks: (i: number) => number;
   /** Caller's clock in milliseconds (logical in the simulator). */
   readonly now: number;
   readonly rng: Rng;

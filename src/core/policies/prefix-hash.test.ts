@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { context, type OriginSpec } from "../test-support/policy-context.ts";
 import { createPolicy, policyOf } from "./index.ts";
+import { rendezvousOrder } from "./rendezvous.ts";
 
 /** Route `n` requests with one prefix; each stays in flight. Returns requests per origin. */
 function hotPrefix(
@@ -21,16 +22,43 @@ function hotPrefix(
 }
 
 describe("prefix-hash", () => {
+  it("bug: overflow walked the rendezvous order; SGLang takes the least-loaded origin under the bound", () => {
+    const policy = createPolicy(policyOf("prefix-hash"));
+    const ids = [{ id: "a" }, { id: "b" }, { id: "c" }, { id: "d" }];
+    const ring = rendezvousOrder(42, [0, 1, 2, 3], (i) => ({
+      id: ids[i]?.id as string,
+      weight: 1,
+    }));
+    // The ring's origin is past 1.25 x (16 + 1) / 4 = 5.3; its next two pass, the last is idle.
+    const load = [10, 3, 3, 0];
+    const specs: OriginSpec[] = ids.map((o, i) => ({ ...o, outstanding: load[ring.indexOf(i)] }));
+    const d = policy.decide(context(specs, { chunkHashes: [42] }));
+    expect(d).toMatchObject({ origin: ring[3], reason: "overflow" });
+    expect(d.ranking?.[0]).toBe(ring[3]);
+  });
+
+  it("admits the ring's origin at exactly the bound, as SGLang's <= does", () => {
+    const policy = createPolicy(policyOf("prefix-hash"));
+    const ring = rendezvousOrder(42, [0, 1, 2, 3], (i) => ({ id: `o${i}`, weight: 1 }));
+    // Loads 5 (ring), 4, 3, 3: the bound is 1.25 x (15 + 1) / 4 = 5 exactly.
+    const specs = (first: number): OriginSpec[] =>
+      [0, 1, 2, 3].map((i) => ({
+        outstanding: i === ring[0] ? first : [0, 4, 3, 3][ring.indexOf(i)],
+      }));
+    expect(policy.decide(context(specs(5), { chunkHashes: [42] })).reason).toBe("ring");
+    expect(policy.decide(context(specs(6), { chunkHashes: [42] })).reason).toBe("overflow");
+  });
+
   it("sends one prefix to one origin: a hot prefix overloads it without a bound", () => {
     const { counts } = hotPrefix("prefix-hash", { boundedLoad: null }, 40);
     expect(counts.filter((c) => c > 0)).toEqual([40]);
   });
 
-  it("with bounded loads (1.25) the hot prefix spills in rendezvous order", () => {
+  it("with bounded loads (1.25) the hot prefix spills to the least-loaded origins", () => {
     const { counts, reasons } = hotPrefix("prefix-hash", { boundedLoad: 1.25 }, 40);
-    const bound = Math.ceil((1.25 * 40) / 4);
-    expect(Math.max(...counts)).toBeLessThanOrEqual(bound);
-    expect(reasons).toContain("ring-bounded");
+    expect(Math.max(...counts)).toBeLessThanOrEqual(Math.ceil((1.25 * 40) / 4));
+    expect(counts, "the others fill evenly").toEqual(expect.arrayContaining([9, 9, 9]));
+    expect(reasons).toContain("overflow");
   });
 
   it("keys on the first prefixTokens only: different tails share an origin", () => {

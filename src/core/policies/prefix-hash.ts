@@ -1,19 +1,27 @@
 /**
- * prefix-hash: sticky routing by the request's prefix with rendezvous hashing, optionally with
- * bounded loads (consistent hashing with bounded loads, Mirrokni et al. 2018; SGLang's
- * `prefix_hash` with `load_factor`).
+ * prefix-hash: sticky routing by the request's prefix, with SGLang's bounded-load overflow
+ * (sgl-project/sglang sgl-model-gateway/src/policies/prefix_hash.rs @065f331f, `select_worker`;
+ * consistent hashing with bounded loads, Mirrokni et al. 2018).
  *
- * Algorithm: key = chained hash of the first `prefixTokens` (or the session key when given);
- * order the eligible origins by rendezvous score; without a bound take the first; with a bound
- * take the first whose outstanding requests are below
- * ceil(boundedLoad * (total outstanding + 1) / eligible * weight / mean weight).
- * A prompt shorter than one chunk has no key and goes to the least-outstanding origin.
- * O(n log n) per request for the order.
+ * Algorithm, over eligible origins with load = router-local requests in flight:
+ * 1. key = chained hash of the first `prefixTokens` (or the session key when given); the ring's
+ *    origin is the first in rendezvous order.
+ * 2. if its load <= boundedLoad * (total load + 1) / n, take it ("ring");
+ * 3. else the least-loaded origin under that bound ("overflow"; the least-loaded origin always
+ *    is, since its load is at most the mean).
+ * A prompt shorter than one chunk has no key and goes to the least-loaded origin ("no-prefix").
+ * With weights the bound of origin o scales by weight_o / mean weight, and loads compare per
+ * unit of weight. O(n log n) per request for the order.
+ *
+ * Deviations: the ring is rendezvous hashing over chunk hashes (SGLang: a hash ring over xxh3 of
+ * the first 256 token ids); overflow ties go to the earlier origin in rendezvous order (SGLang:
+ * the earlier in its worker list).
  *
  * Parameters:
  * - prefixTokens: tokens of prefix that form the key, 16..131072, default 256 (SGLang's
  *   prefix_token_count). Short keys group more requests (more locality, hotter spots).
- * - boundedLoad: load factor >= 1, or null for pure rendezvous; default 1.25 (SGLang).
+ * - boundedLoad: load factor >= 1, or null for pure rendezvous; default 1.25 (SGLang's
+ *   `--prefix-hash-load-factor`).
  *
  * Cache-aware only by construction: it never looks at the index. With a hot prefix every request
  * hashes to one origin, which is the overload `hybrid` and `cost` exist to fix.
@@ -32,8 +40,8 @@ export const prefixHashParams = z
   .strict();
 export type PrefixHashParams = z.infer<typeof prefixHashParams>;
 
-/** Outstanding-request bound for origin `o` under consistent hashing with bounded loads. */
-export function loadBound(
+/** Origin `o`'s load bound under consistent hashing with bounded loads (SGLang's rule). */
+function loadBound(
   origins: readonly OriginView[],
   eligible: readonly number[],
   o: OriginView,
@@ -45,26 +53,33 @@ export function loadBound(
     total += origins[i]?.outstanding ?? 0;
     weights += origins[i]?.weight ?? 0;
   }
-  return Math.ceil((factor * (total + 1) * o.weight) / weights);
+  return (factor * (total + 1) * o.weight) / weights;
 }
 
 export function createPrefixHash(params: PrefixHashParams): Policy {
   return overEligible("prefix-hash", ({ origins, request, tokensPerChunk, rng }, eligible) => {
+    const load = (i: number) => {
+      const o = origins[i] as OriginView;
+      return o.outstanding / o.weight;
+    };
     const prefixChunks = Math.max(1, Math.round(params.prefixTokens / tokensPerChunk));
     const key = prefixKey(request.chunkHashes, prefixChunks, request.sessionKey);
-    if (key === null) {
-      const origin = argmin(eligible, (i) => origins[i]?.outstanding ?? 0, rng);
-      return { origin, reason: "no-prefix" };
-    }
+    if (key === null) return { origin: argmin(eligible, load, rng), reason: "no-prefix" };
     const ranking = rendezvousOrder(key, eligible, (i) => origins[i] as OriginView);
     const first = ranking[0] as number;
-    if (params.boundedLoad === null) return { origin: first, reason: "ring", ranking };
-    for (const i of ranking) {
+    const factor = params.boundedLoad;
+    const passes = (i: number) => {
       const o = origins[i] as OriginView;
-      if (o.outstanding < loadBound(origins, eligible, o, params.boundedLoad)) {
-        return { origin: i, reason: i === first ? "ring" : "ring-bounded", ranking };
-      }
-    }
-    return { origin: first, reason: "ring", ranking };
+      return factor === null || o.outstanding <= loadBound(origins, eligible, o, factor);
+    };
+    if (passes(first)) return { origin: first, reason: "ring", ranking };
+    // The least-loaded origin always passes (its load is at most the mean), so it is the one.
+    let best = first;
+    for (const i of ranking) if (load(i) < load(best)) best = i;
+    return {
+      origin: best,
+      reason: "overflow",
+      ranking: [best, ...ranking.filter((i) => i !== best)],
+    };
   });
 }

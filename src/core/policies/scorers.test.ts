@@ -32,17 +32,55 @@ describe("llm-d weighted scorers", () => {
   });
 });
 
+describe("llm-d precise prefix scorer", () => {
+  const idle = { running: 0, waiting: 0, kvUsage: 0.5, freshness: 1 };
+
+  it("scores min-max of the longest cached prefix over the origins with a hit, 0 without", () => {
+    const policy = createPolicy(policyOf("llm-d-precise", { queueWeight: 0, kvWeight: 0 }));
+    // Hits 4096 / 2048 / none / 1024 tokens: prefix scores 1, 1/3, 0, 0.
+    const d = policy.decide(
+      context([
+        { matched: 4096, engine: idle },
+        { matched: 2048, engine: idle },
+        { engine: idle },
+        { matched: 1024, engine: idle },
+      ]),
+    );
+    expect(d).toMatchObject({ origin: 0, reason: "max-score" });
+    expect(d.ranking?.slice(0, 2)).toEqual([0, 1]);
+  });
+
+  it("gives every origin with an equal hit 1, so load decides among them", () => {
+    const policy = createPolicy(policyOf("llm-d-precise"));
+    const busy = { ...idle, waiting: 8 };
+    // o1's short hit scores 1 like o0's would alone; the approximate scorer would give 1/4.
+    const d = policy.decide(
+      context([{ matched: 1024, engine: busy }, { matched: 1024, engine: idle }, { engine: idle }]),
+    );
+    expect(d.origin).toBe(1);
+  });
+
+  it("holds to a lone short hit that the approximate scorer would leave for an idle origin", () => {
+    const busy = { ...idle, waiting: 8 };
+    // 1024 of 4096 tokens cached on a busy o0: approximate 2 x 0.25 + 0 + 0.5 = 1 < idle o1's
+    // 0 + 1 + 0.5; precise 2 x 1 + 0 + 0.5 = 2.5 > 1.5.
+    const pool = [{ matched: 1024, engine: busy }, { engine: idle }];
+    expect(createPolicy(policyOf("llm-d")).decide(context(pool)).origin).toBe(1);
+    expect(createPolicy(policyOf("llm-d-precise")).decide(context(pool)).origin).toBe(0);
+  });
+});
+
 describe("dynamo KV router cost", () => {
   it("reproduces the documented worked example (W2 with cost 10 wins)", () => {
-    // Block = 64 tokens. Prompt of 16 blocks; overlaps give prefill 8 / 5 / 2 blocks;
-    // decode blocks 10 / 5 / 9 from the tokens in flight.
+    // Block = 64 tokens. Prompt of 16 blocks; overlaps give prefill 8 / 5 / 2 blocks; decode
+    // blocks 10 / 5 / 9 in flight, each worker adding the same 2 of the prompt's blocks.
     const policy = createPolicy(policyOf("dynamo"));
     const d = policy.decide(
       context(
         [
-          { matched: 8 * 64, activeTokens: 10 * 64 },
-          { matched: 11 * 64, activeTokens: 5 * 64 },
-          { matched: 14 * 64, activeTokens: 9 * 64 },
+          { matched: 8 * 64, activeChunks: 10, added: 2 },
+          { matched: 11 * 64, activeChunks: 5, added: 2 },
+          { matched: 14 * 64, activeChunks: 9, added: 2 },
         ],
         { promptTokens: 16 * 64 },
       ),
@@ -51,11 +89,33 @@ describe("dynamo KV router cost", () => {
     expect(d.ranking).toEqual([1, 2, 0]);
   });
 
-  it("optionally counts the worker's active prefill", () => {
-    const policy = createPolicy(policyOf("dynamo", { trackActivePrefill: true }));
-    const d = policy.decide(
-      context([{ matched: 4096, queuedPrefillTokens: 100_000 }, {}], { promptTokens: 4096 }),
+  it("counts the worker's in-flight prefill tokens by default", () => {
+    const pool = [{ matched: 4096, prefillingTokens: 100_000 }, {}];
+    expect(createPolicy(policyOf("dynamo")).decide(context(pool)).origin).toBe(1);
+    const without = createPolicy(policyOf("dynamo", { trackActivePrefill: false }));
+    expect(without.decide(context(pool)).origin).toBe(0);
+  });
+
+  it("counts blocks shared with the worker's in-flight requests once", () => {
+    // Equal prefill; o0 holds 40 active blocks of which this 64-block prompt shares 60 (adds 4),
+    // o1 holds 10 unrelated ones (adds all 64): 44 < 74.
+    const d = createPolicy(policyOf("dynamo")).decide(
+      context([
+        { activeChunks: 40, added: 4 },
+        { activeChunks: 10, added: 64 },
+      ]),
     );
-    expect(d.origin).toBe(1);
+    expect(d.origin).toBe(0);
+  });
+
+  it("breaks ties by the smaller tree", () => {
+    const policy = createPolicy(policyOf("dynamo"));
+    for (let seed = 1; seed <= 20; seed++) {
+      const pool = [{ indexedTokens: 9000 }, { indexedTokens: 500 }, { indexedTokens: 7000 }];
+      expect(policy.decide(context(pool, {}, seed))).toMatchObject({
+        origin: 1,
+        ranking: [1, 2, 0],
+      });
+    }
   });
 });

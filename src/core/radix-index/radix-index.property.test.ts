@@ -71,6 +71,45 @@ describe("RadixIndex against the reference model", () => {
   });
 });
 
+describe("RadixIndex by a single hash (engine events)", () => {
+  it("pathOf names the whole held prefix, or null when nobody holds it", () => {
+    fc.assert(
+      fc.property(scenarioArb(), (sc) => {
+        const index = new RadixIndex({ maxOrigins: sc.maxOrigins, maxChunks: sc.maxChunks });
+        for (const op of sc.ops) runOp(index, sc, op);
+        const matches = allMatches(index, sc);
+        sc.paths.forEach((path, i) => {
+          const held = matches[i]!.some((d) => d === path.length);
+          expect(index.pathOf(path.at(-1)!)).toEqual(held ? path : null);
+        });
+      }),
+      { numRuns: RUNS / 2 },
+    );
+  });
+
+  it("dropFrom(hash, o) is truncate(pathOf(hash), o, depth)", () => {
+    fc.assert(
+      fc.property(scenarioArb(), fc.nat(), fc.nat(), (sc, pick, who) => {
+        const build = () => {
+          const index = new RadixIndex({ maxOrigins: sc.maxOrigins, maxChunks: sc.maxChunks });
+          for (const op of sc.ops) runOp(index, sc, op);
+          return index;
+        };
+        const byHash = build();
+        const byPath = build();
+        const path = sc.paths[pick % sc.paths.length]!;
+        const origin = who % sc.maxOrigins;
+        expect(byHash.dropFrom(path.at(-1)!, origin)).toBe(
+          byPath.truncate(path, origin, path.length - 1),
+        );
+        byHash.checkInvariants();
+        expect(allMatches(byHash, sc)).toEqual(allMatches(byPath, sc));
+      }),
+      { numRuns: RUNS / 2 },
+    );
+  });
+});
+
 describe("RadixIndex on unchained and colliding hashes", () => {
   // A tiny alphabet: values recur at other depths and under other parents all the time.
   const request = fc.array(fc.nat(9), { maxLength: 10 });

@@ -238,6 +238,41 @@ export class RadixIndex {
     return truncateAt(s, node, keep - s.nodeStart[node]!, origin);
   }
 
+  /**
+   * The chained hashes from the root down to the chunk named `hash`: the whole prefix it names,
+   * or null when no origin holds it. O(depth). Lets an engine's "stored after `parent`" event,
+   * which names only the parent, become an insert of the full path (router/index-feed.ts).
+   */
+  pathOf(hash: number): number[] | null {
+    const s = this.#s;
+    const c = s.table.find(hash, s.chunkHash);
+    if (c === NONE) return null;
+    const path = new Array<number>(s.chunkDepth[c]! + 1);
+    let end = s.chunkDepth[c]!;
+    for (let node = s.chunkNode[c]!; node !== ROOT; node = s.nodeParent[node]!) {
+      let x = s.nodeFirstChunk[node]!;
+      for (let d = s.nodeStart[node]!; d <= end; d++, x = s.chunkNextInLabel[x]!) {
+        path[d] = s.chunkHash[x]!;
+      }
+      end = s.nodeStart[node]! - 1;
+    }
+    return path;
+  }
+
+  /**
+   * `origin` no longer holds the chunk named `hash`, nor anything it holds below it (ownership
+   * stays prefix-closed). Returns chunks of ownership removed; 0 when it did not hold it. One
+   * table lookup and the truncation: an engine eviction event costs no path walk.
+   */
+  dropFrom(hash: number, origin: number): number {
+    this.#checkOrigin(origin);
+    const s = this.#s;
+    const c = s.table.find(hash, s.chunkHash);
+    if (c === NONE) return 0;
+    const node = s.chunkNode[c]!;
+    return truncateAt(s, node, s.chunkDepth[c]! - s.nodeStart[node]!, origin);
+  }
+
   /** Drops all of `origin`'s ownership (e.g. an engine cache reset); its capacity stays. */
   removeOrigin(origin: number): number {
     this.#checkOrigin(origin);

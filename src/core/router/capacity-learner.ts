@@ -82,14 +82,18 @@ export class CapacityLearner {
     return this.#at(slot).effectiveChunks;
   }
 
-  /** A completion with the engine's cached tokens: count it, and correct the capacity. */
-  learn(slot: Slot, predicted: Prediction, outcome: Outcome): void {
+  /**
+   * A completion with the engine's cached tokens: count it, and correct the capacity unless the
+   * index follows the engines' own events (`correct` false: their capacity is what they report).
+   */
+  learn(slot: Slot, predicted: Prediction, outcome: Outcome, correct = true): void {
     const cached = outcome.cachedTokens ?? 0;
     const a = this.accuracy;
     a.reports++;
     a.predictedTokens += predicted.matchedTokens;
     a.cachedTokens += cached;
     a.promptTokens += outcome.promptTokens ?? 0;
+    if (!correct) return;
     const c = this.#at(slot);
     const configured = c.configuredChunks;
     if (cached + this.#tokensPerChunk < predicted.matchedTokens) {

@@ -4,10 +4,13 @@
  * chosen origin will hold the whole prompt once it has prefilled it, as SGLang's tree and
  * Dynamo's approximate mode do) and taking a claim back (the origin never prefilled: truncate
  * to what it held before). The raw per-slot match buffer stays in here, read only through
- * methods that take a `Slot`. One is made per chunk size and index budget, or from a snapshot.
+ * methods that take a `Slot`. One is made per chunk size, index budget and feed, or from a
+ * snapshot. Fed by engine events (index-feed.ts), claims are no-ops and kv events fill it.
  */
+import type { KvEvent } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
 import { RadixIndex, type RadixIndexStats } from "../radix-index/radix-index.ts";
+import { applyKvEvent, claimsOnRoute, type IndexFeed } from "./index-feed.ts";
 
 /** Slots of the index (the settings allow as many origins). */
 const MAX_ORIGINS = 256;
@@ -26,11 +29,13 @@ export interface Claim {
 export class ClaimIndex {
   readonly #index: RadixIndex;
   readonly #tokensPerChunk: number;
+  readonly feed: IndexFeed;
   /** By slot: leading chunks of the last matched prompt each origin holds. */
   readonly #matched = new Int32Array(MAX_ORIGINS);
 
-  constructor(tokensPerChunk: number, maxChunks: number, snapshot?: Uint8Array) {
+  constructor(tokensPerChunk: number, maxChunks: number, feed: IndexFeed, snapshot?: Uint8Array) {
     this.#tokensPerChunk = tokensPerChunk;
+    this.feed = feed;
     this.#index = snapshot
       ? RadixIndex.restore(snapshot, { maxChunks })
       : new RadixIndex({ maxOrigins: MAX_ORIGINS, maxChunks });
@@ -50,13 +55,19 @@ export class ClaimIndex {
   claim(hashes: ArrayLike<number>, slot: Slot, promptTokens: number, now: number): Claim {
     const matchedChunks = this.#matched[slot] as number;
     const matchedTokens = this.matchedTokens(slot, promptTokens);
-    this.#index.insert(hashes, slot, now);
+    if (claimsOnRoute(this.feed)) this.#index.insert(hashes, slot, now);
     return { hashes, slot, matchedChunks, matchedTokens };
   }
 
   /** The origin never prefilled the prompt: take back what was claimed for it. */
   unclaim(claim: Claim): void {
+    if (!claimsOnRoute(this.feed)) return;
     this.#index.truncate(claim.hashes, claim.slot, claim.matchedChunks);
+  }
+
+  /** An engine's kv event for the origin in `slot` (ignored unless fed by engine events). */
+  applyKvEvent(slot: Slot, event: KvEvent, now: number): boolean {
+    return applyKvEvent(this.#index, this.feed, slot, event, now);
   }
 
   /** Leading prompt tokens on prefixes at least `minHeat` requests went through lately. */

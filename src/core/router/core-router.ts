@@ -9,12 +9,14 @@
  * index by slot and its claims (claim-index.ts), live tickets (tickets.ts), the policy and its
  * shadows (pool-policy.ts), what a policy sees of an origin (origin-view.ts), capacity learned
  * from engine reports (capacity-learner.ts), the failover order (failover-order.ts) and the
- * figures of `stats` (router-stats.ts).
+ * figures of `stats` (router-stats.ts). With `indexFeed: "engine-events"` the index follows
+ * the engines' kv events instead of the router's claims and corrections (index-feed.ts).
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { EngineEvent } from "../engine-events.ts";
 import { boardOptions, LoadBoard } from "../load-board/load-board.ts";
 import { asPosition, type Slot } from "../origin-indexes.ts";
+import { usesActiveChunks } from "../policies/index.ts";
 import type { PolicyContext } from "../policies/policy.ts";
 import { prefillWork } from "../prefill-work.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
@@ -65,7 +67,7 @@ export class CoreRouter {
     this.model = options.model;
     this.#policy = new PoolPolicy(options.seed ?? 1);
     this.#tickets = new Tickets(options.ticketPrefix ?? "t");
-    this.#board = new LoadBoard(boardOptions(pool));
+    this.#board = new LoadBoard(boardOptions(pool, usesActiveChunks(pool)));
     this.#capacity = new CapacityLearner(tokensPerChunk(pool), (slot, chunks) =>
       this.#claims.setCapacity(slot, chunks),
     );
@@ -84,10 +86,15 @@ export class CoreRouter {
   applySettings(pool: PoolSettings): void {
     const old = this.#pool as PoolSettings | undefined;
     this.#pool = pool;
-    this.#board.options = boardOptions(pool);
-    if (old?.chunkBytes !== pool.chunkBytes || old.indexMaxChunks !== pool.indexMaxChunks) {
-      // Hashes of another chunk size name other prefixes: the old index is meaningless.
-      this.#claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks);
+    this.#board.options = boardOptions(pool, usesActiveChunks(pool));
+    if (
+      old?.chunkBytes !== pool.chunkBytes ||
+      old.indexMaxChunks !== pool.indexMaxChunks ||
+      old.indexFeed !== pool.indexFeed
+    ) {
+      // Hashes of another chunk size name other prefixes, and another feed other claims: the
+      // old index is meaningless.
+      this.#claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks, pool.indexFeed);
       this.#hot.clear();
       this.#capacity.reindex(this.tokensPerChunk);
     }
@@ -154,13 +161,25 @@ export class CoreRouter {
     return {
       request,
       origins: order.map((slot) =>
-        originView(this.#slots.at(slot).settings, this.#board.view(slot, now), this.#pool),
+        originView(
+          this.#slots.at(slot).settings,
+          this.#board.view(slot, now),
+          this.#pool,
+          this.#claims.ownedChunks(slot) * tokensPerChunk,
+          tokensPerChunk,
+        ),
       ),
       matchedTokens: order.map((slot) => this.#claims.matchedTokens(slot, promptTokens)),
       tokensPerChunk,
       attentionTokens: this.#pool.prefillAttentionTokens,
       hotTokens: (minHeat: number) =>
         this.#claims.hotTokens(chunkHashes, promptTokens, now, minHeat),
+      addedChunks: (i: number) =>
+        this.#board.addedChunks(
+          this.#slots.slotAt(asPosition(i)),
+          chunkHashes,
+          promptTokens > chunkHashes.length * tokensPerChunk,
+        ),
       now,
       rng: this.#policy.rng,
     };
@@ -176,7 +195,11 @@ export class CoreRouter {
   ): Claim {
     const claim = this.#claims.claim(hashes, slot, promptTokens, now);
     const work = prefillWork(claim.matchedTokens, promptTokens, this.#pool.prefillAttentionTokens);
-    this.#board.lease(ticket, slot, promptTokens, work, now);
+    this.#board.lease(ticket, slot, promptTokens, work, now, {
+      uncachedTokens: promptTokens - claim.matchedTokens,
+      hashes,
+      partial: promptTokens > hashes.length * this.tokensPerChunk,
+    });
     this.#slots.at(slot).routed++;
     this.#tickets.set(ticket, claim);
     return claim;
@@ -221,7 +244,9 @@ export class CoreRouter {
     if (failure !== undefined) this.#onFailure(claim.slot, failure, now);
     if (ok) {
       this.#board.onSuccess(claim.slot);
-      if (outcome.cachedTokens !== undefined) this.#capacity.learn(claim.slot, claim, outcome);
+      if (outcome.cachedTokens !== undefined) {
+        this.#capacity.learn(claim.slot, claim, outcome, this.#claims.feed === "router");
+      }
     } else if (failure === undefined) {
       // Neither success nor the origin's fault (client left, 4xx): a half-open probe that ends
       // this way proves nothing, so the next request may probe.
@@ -253,6 +278,10 @@ export class CoreRouter {
         case "health":
           this.#board.setHealth(slot, event.status);
           break;
+        case "kv-stored":
+        case "kv-removed":
+          this.#claims.applyKvEvent(slot, event, now);
+          break;
         default: {
           const unknown: never = event;
           throw new Error(`unknown event ${JSON.stringify(unknown)}`);
@@ -260,6 +289,15 @@ export class CoreRouter {
       }
     }
     return true;
+  }
+
+  /**
+   * The ticket's first token came back: its prefill is done (prefilling tokens, queued prefill).
+   * The Worker does not call it (one more call to the object per request); the simulator does
+   * for policies whose real system streams the tokens through its router (Dynamo).
+   */
+  firstToken(ticket: string, now: number): boolean {
+    return this.#board.firstToken(ticket, now);
   }
 
   /** Requests routed and not yet completed, cancelled or expired. */
@@ -292,8 +330,13 @@ export class CoreRouter {
   restore(bytes: Uint8Array): void {
     const { header, index } = decodeSnapshot(bytes);
     if (header.chunkBytes !== this.#pool.chunkBytes) return;
-    this.#claims = new ClaimIndex(this.tokensPerChunk, this.#pool.indexMaxChunks, index);
-    this.#board = new LoadBoard(boardOptions(this.#pool));
+    this.#claims = new ClaimIndex(
+      this.tokensPerChunk,
+      this.#pool.indexMaxChunks,
+      this.#pool.indexFeed,
+      index,
+    );
+    this.#board = new LoadBoard(boardOptions(this.#pool, usesActiveChunks(this.#pool)));
     this.#tickets.clear();
     this.#capacity.restore(header.slots);
     for (const slot of this.#slots.restore(header.slots, this.#pool.origins)) this.#clear(slot);

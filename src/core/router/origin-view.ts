@@ -11,6 +11,8 @@ export function originView(
   settings: OriginSettings,
   load: OriginLoadView,
   pool: PoolSettings,
+  indexedTokens: number,
+  tokensPerChunk: number,
 ): OriginView {
   return {
     id: settings.id,
@@ -18,6 +20,9 @@ export function originView(
     outstanding: load.outstanding,
     queuedPrefillTokens: load.queuedPrefillTokens,
     activeTokens: load.activeTokens,
+    prefillingTokens: load.prefillingTokens,
+    activeChunks: load.activeChunks ?? load.activeTokens / tokensPerChunk,
+    indexedTokens,
     engine: load.engine,
     prefillTokensPerSecond: settings.prefillTokensPerSecond ?? pool.prefillTokensPerSecond,
     weight: settings.weight,

@@ -19,6 +19,7 @@ describe("parseSettings", () => {
     expect(pool?.routeTimeoutMs).toBe(1000);
     expect(pool?.retry).toEqual({ maxAttempts: 3, backoffMs: 50, backoffMultiplier: 1.5 });
     expect(pool?.maxBodyBytes).toBe(16 * 1024 * 1024);
+    expect(pool?.indexFeed).toBe("router");
     expect(pool?.origins[0]).toEqual({ ...origin, role: "both", weight: 1 });
   });
 
@@ -131,6 +132,7 @@ describe("parseSettings", () => {
     ],
     ["body limit", doc({ maxBodyBytes: 10 }), "pools.llama.maxBodyBytes"],
     ["index budget", doc({ indexMaxChunks: 5 }), "pools.llama.indexMaxChunks"],
+    ["index feed", doc({ indexFeed: "kv-events" }), "pools.llama.indexFeed"],
     ["location hint", doc({ locationHint: "mars" }), "pools.llama.locationHint"],
     ["unknown pool field", doc({ policyName: "cost" }), "pools.llama.policyName"],
   ];

@@ -133,6 +133,11 @@ export const poolSettings = z
       .default(DEFAULT_MAX_BODY_BYTES),
     /** Distinct chunks the pool's index may hold (about 30-40 bytes each). */
     indexMaxChunks: z.number().int().min(1000).max(4_000_000).default(1_000_000),
+    /**
+     * What fills the index (router/index-feed.ts): the router's own decisions, or the engines'
+     * kv-stored / kv-removed events (which today only the simulator's engines send).
+     */
+    indexFeed: z.enum(["router", "engine-events"]).default("router"),
     /** Where the pool's Durable Object should be created (near its GPUs). */
     locationHint: z.enum(LOCATION_HINTS).optional(),
   })
