@@ -9,14 +9,18 @@ import { z } from "zod";
 import { DEFAULT_CHUNK_BYTES } from "../chunk-hash.ts";
 import { policySettings } from "../policies/index.ts";
 import {
+  disaggregationSettings,
+  originPdIssues,
+  type PdIssue,
+  pdSettings,
+  poolPdIssues,
+} from "./pd-settings.ts";
+import {
   PROTOTYPE_KEY_REASON,
   PROTOTYPE_KEYS,
   ROUTER_BINDING_REASON,
   ROUTER_BINDINGS,
 } from "./reserved-names.ts";
-
-const ROLE_NOT_SUPPORTED =
-  'is not supported yet: the router does not route prefill/decode pairs; use "both" or leave it out';
 
 export const originSettings = z
   .object({
@@ -40,15 +44,22 @@ export const originSettings = z
     kvCapacityTokens: z.number().int().min(1).max(1e9).optional(),
     /** Prefill speed in tokens/s; defaults to the pool's. */
     prefillTokensPerSecond: z.number().min(1).max(1e7).optional(),
-    /** Disaggregated serving role; until prefill/decode routing is built only `both` is taken. */
-    role: z
-      .enum(["both", "prefill", "decode"])
-      .refine((role) => role === "both", ROLE_NOT_SUPPORTED)
-      .default("both"),
+    /**
+     * `both`: serves whole requests. `prefill`: only prefills, for a decode origin to take the
+     * KV over (pd-settings.ts). `decode`: decodes after a remote prefill, or serves alone.
+     */
+    role: z.enum(["both", "prefill", "decode"]).default("both"),
+    /** Prefill and decode origins: the P/D protocol and how engines reach this one. */
+    pd: pdSettings.optional(),
     /** Relative capacity for the load-balancing policies. */
     weight: z.number().min(0.01).max(1000).default(1),
   })
-  .strict();
+  .strict()
+  .superRefine((origin, ctx) => addIssues(ctx, originPdIssues(origin)));
+
+function addIssues(ctx: z.RefinementCtx, issues: readonly PdIssue[]): void {
+  for (const { path, message } of issues) ctx.addIssue({ code: "custom", path, message });
+}
 
 const retrySettings = z
   .object({
@@ -140,8 +151,11 @@ export const poolSettings = z
     indexFeed: z.enum(["router", "engine-events"]).default("router"),
     /** Where the pool's Durable Object should be created (near its GPUs). */
     locationHint: z.enum(LOCATION_HINTS).optional(),
+    /** When to prefill on a prefill origin (pools with prefill origins; pd-settings.ts). */
+    disaggregation: disaggregationSettings.prefault({}),
   })
   .strict()
+  .superRefine((pool, ctx) => addIssues(ctx, poolPdIssues(pool.origins)))
   .refine((p) => p.reportStaleMs >= p.reportFreshMs, {
     path: ["reportStaleMs"],
     message: "must be >= reportFreshMs",
