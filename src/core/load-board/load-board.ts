@@ -285,6 +285,14 @@ export class LoadBoard {
     return true;
   }
 
+  /**
+   * End a lease without reading the clock (its holder is gone): its origin's counts fall and
+   * its work not yet served, as of the origin's last reading, leaves the queue.
+   */
+  drop(ticket: string): void {
+    this.release(ticket, false, Number.NEGATIVE_INFINITY);
+  }
+
   /** Release every lease past its expiry; returns them. */
   expire(now: number): Lease[] {
     if (now < this.#nextExpiry) return [];

@@ -13,7 +13,7 @@
  * Every change of effective capacity goes to the index through `enforce`.
  */
 import { asSlot, type Slot } from "../origin-indexes.ts";
-import type { Outcome } from "./router-types.ts";
+import type { EngineUsage } from "./router-types.ts";
 
 const SHRINK_ON_MISS = 0.95;
 const MIN_CAPACITY_FRACTION = 0.1;
@@ -86,7 +86,7 @@ export class CapacityLearner {
    * A completion with the engine's cached tokens: count it, and correct the capacity unless the
    * index follows the engines' own events (`correct` false: their capacity is what they report).
    */
-  learn(slot: Slot, predicted: Prediction, outcome: Outcome, correct = true): void {
+  learn(slot: Slot, predicted: Prediction, outcome: EngineUsage, correct = true): void {
     const cached = outcome.cachedTokens ?? 0;
     const a = this.accuracy;
     a.reports++;

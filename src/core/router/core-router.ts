@@ -8,9 +8,10 @@
  * Its parts sit beside it: origin ids, slots and the settings order (origin-slots.ts), the
  * index by slot and its claims (claim-index.ts), live tickets (tickets.ts), the policy and its
  * shadows (pool-policy.ts), what a policy sees of an origin (origin-view.ts), capacity learned
- * from engine reports (capacity-learner.ts), the failover order (failover-order.ts) and the
- * figures of `stats` (router-stats.ts). With `indexFeed: "engine-events"` the index follows
- * the engines' kv events instead of the router's claims and corrections (index-feed.ts).
+ * from engine reports (capacity-learner.ts), the failover order (failover-order.ts), whether
+ * and where to prefill remotely (disaggregation.ts, prefill-choice.ts) and the figures of
+ * `stats` (router-stats.ts). With `indexFeed: "engine-events"` the index follows the engines'
+ * kv events instead of the router's claims and corrections (index-feed.ts).
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { EngineEvent } from "../engine-events.ts";
@@ -23,21 +24,24 @@ import type { PoolSettings } from "../settings/settings-schema.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
 import { type Claim, ClaimIndex } from "./claim-index.ts";
 import { DecisionLog } from "./decision-log.ts";
+import { type Disaggregation, decideDisaggregation } from "./disaggregation.ts";
 import { failoverOrder } from "./failover-order.ts";
 import { HotPrefixes } from "./hot-prefixes.ts";
 import { OriginSlots } from "./origin-slots.ts";
 import { originView } from "./origin-view.ts";
 import { PoolPolicy } from "./pool-policy.ts";
+import type { PrefillCandidate } from "./prefill-choice.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import { hotPrefixStats, originStats } from "./router-stats.ts";
 import type {
   FailureKind,
   Outcome,
+  PrefillLeg,
   RouteDecision,
   RouteRequest,
   RouterStats,
 } from "./router-types.ts";
-import { Tickets } from "./tickets.ts";
+import { prefillLeaseKey, Tickets, ticketOfPrefillLease } from "./tickets.ts";
 
 /** Hot prefixes listed by `stats`. */
 const HOT_PREFIXES_SHOWN = 10;
@@ -62,6 +66,9 @@ export class CoreRouter {
   readonly #tickets: Tickets;
   readonly #log = new DecisionLog();
   readonly #failures: Partial<Record<FailureKind, number>> = {};
+  /** The pool has prefill or decode origins: requests get a P/D decision. */
+  #disaggregated = false;
+  #prefillFailed = 0;
 
   constructor(pool: PoolSettings, options: CoreRouterOptions) {
     this.model = options.model;
@@ -99,6 +106,7 @@ export class CoreRouter {
       this.#capacity.reindex(this.tokensPerChunk);
     }
     this.#policy.configure(pool.policy, pool.shadowPolicies);
+    this.#disaggregated = pool.origins.some((o) => o.role !== "both");
     for (const slot of this.#slots.sync(pool.origins)) this.#clear(slot);
     this.#configureOrigins();
   }
@@ -108,26 +116,36 @@ export class CoreRouter {
     const pool = this.#pool;
     for (const slot of this.#slots.order) {
       const { settings } = this.#slots.at(slot);
-      this.#board.ensure(slot, settings.prefillTokensPerSecond ?? pool.prefillTokensPerSecond);
+      this.#board.ensure(slot, this.#speed(slot));
       this.#capacity.configure(slot, settings.kvCapacityTokens ?? pool.kvCapacityTokens);
     }
   }
 
+  #speed(slot: Slot): number {
+    return (
+      this.#slots.at(slot).settings.prefillTokensPerSecond ?? this.#pool.prefillTokensPerSecond
+    );
+  }
+
   /**
    * The origin in `slot` left: forget what is filed under the slot before another takes it.
-   * Its tickets go with its leases, or their completions would land on the slot's next origin.
+   * Its tickets go with its leases, or their completions would land on the slot's next origin;
+   * their prefill legs elsewhere end, and prefill legs it served end.
    */
   #clear(slot: Slot): void {
     this.#claims.forget(slot);
     this.#board.remove(slot);
     this.#capacity.forget(slot);
-    this.#tickets.dropSlot(slot);
+    for (const key of this.#tickets.dropSlot(slot)) this.#board.drop(key);
   }
 
   /**
    * Match the hashes, let the policy decide over the load board's view, then lease the request
    * to the origin and claim the prompt for it in the index, so the next request with this
    * prefix sees it at once (claim-index.ts). No origin eligible: no ticket, and the reason.
+   * In a pool with prefill or decode origins the policy's choice is the decode origin (prefill
+   * origins are not eligible to it); disaggregation.ts then says whether a prefill origin
+   * prefills, and that origin is leased and claimed too.
    */
   route(request: RouteRequest, now: number): RouteDecision {
     this.expire(now);
@@ -137,20 +155,69 @@ export class CoreRouter {
     const context = this.#context(request, now);
     const { origin: decided, reason, ranking } = this.#policy.decide(context);
     const policy = this.#policy.name;
-    if (decided < 0) {
-      this.#log.record({ at: now, origin: null, reason, matchedTokens: 0, promptTokens });
-      return { origin: null, alternates: [], matchedTokens: 0, policy, reason, ticket: null };
-    }
+    if (decided < 0) return this.#unrouted(policy, reason, promptTokens, now);
     // A policy's decision indexes its context's origins: a position in the settings order.
     const chosen = asPosition(decided);
     const slot = this.#slots.slotAt(chosen);
+    const pd = this.#disaggregated ? this.#disaggregate(request, slot, now) : null;
     const ticket = this.#tickets.issue();
-    const { matchedTokens } = this.#lease(ticket, hashes, slot, promptTokens, now);
+    const prefillSlot = pd?.prefill?.slot ?? null;
+    const { matchedTokens } = this.#lease(ticket, hashes, slot, promptTokens, prefillSlot, now);
     const origin = this.#slots.at(slot).settings.id;
-    this.#log.record({ at: now, origin, reason, matchedTokens, promptTokens });
+    const prefill: PrefillLeg | null = pd?.prefill
+      ? {
+          origin: this.#slots.at(pd.prefill.slot).settings.id,
+          matchedTokens: pd.prefill.matchedTokens,
+        }
+      : null;
+    const pdReason = pd?.reason ?? null;
+    const prefillOrigin = prefill?.origin ?? null;
+    this.#log.record({
+      at: now,
+      origin,
+      reason,
+      matchedTokens,
+      promptTokens,
+      prefillOrigin,
+      pdReason,
+    });
     const budget = this.#pool.retry.maxAttempts - 1;
     const alternates = failoverOrder(context.origins, chosen, ranking, budget);
-    return { origin, alternates, matchedTokens, policy, reason, ticket };
+    return { origin, alternates, matchedTokens, policy, reason, ticket, pdReason, prefill };
+  }
+
+  /** No origin is eligible: no ticket, and the policy's reason. */
+  #unrouted(policy: string, reason: string, promptTokens: number, now: number): RouteDecision {
+    const none = { origin: null, matchedTokens: 0, pdReason: null };
+    this.#log.record({ ...none, at: now, reason, promptTokens, prefillOrigin: null });
+    return { ...none, alternates: [], policy, reason, ticket: null, prefill: null };
+  }
+
+  /** The P/D decision for a request whose decode origin is in `decodeSlot` (just matched). */
+  #disaggregate(request: RouteRequest, decodeSlot: Slot, now: number): Disaggregation {
+    const { promptTokens } = request;
+    const prefill: PrefillCandidate[] = [];
+    for (const slot of this.#slots.order) {
+      if (this.#slots.at(slot).settings.role !== "prefill") continue;
+      const load = this.#board.view(slot, now);
+      if (!load.eligible) continue;
+      prefill.push({
+        slot,
+        matchedTokens: this.#claims.matchedTokens(slot, promptTokens),
+        queuedPrefillTokens: load.queuedPrefillTokens,
+        prefillTokensPerSecond: this.#speed(slot),
+      });
+    }
+    return decideDisaggregation({
+      rule: this.#pool.disaggregation,
+      promptTokens,
+      n: request.n ?? 1,
+      decodeRole: this.#slots.at(decodeSlot).settings.role,
+      decodeMatchedTokens: this.#claims.matchedTokens(decodeSlot, promptTokens),
+      prefill,
+      attentionTokens: this.#pool.prefillAttentionTokens,
+      rng: this.#policy.rng,
+    });
   }
 
   /** What the policy sees: the origins in settings order (by position), matches and load. */
@@ -185,39 +252,97 @@ export class CoreRouter {
     };
   }
 
-  /** Count the request against the origin and claim the prompt there (just matched). */
+  /**
+   * Count the request against the origin and claim the prompt there (just matched); with a
+   * prefill origin, that one is leased (under the prefill key) and claimed too, and the prefill
+   * work is its alone: the origin in `slot` takes the KV.
+   */
   #lease(
     ticket: string,
     hashes: ArrayLike<number>,
     slot: Slot,
     promptTokens: number,
+    prefillSlot: Slot | null,
     now: number,
   ): Claim {
     const claim = this.#claims.claim(hashes, slot, promptTokens, now);
-    const work = prefillWork(claim.matchedTokens, promptTokens, this.#pool.prefillAttentionTokens);
-    this.#board.lease(ticket, slot, promptTokens, work, now, {
-      uncachedTokens: promptTokens - claim.matchedTokens,
-      hashes,
-      partial: promptTokens > hashes.length * this.tokensPerChunk,
-    });
+    let prefill: Claim | null = null;
+    if (prefillSlot !== null) {
+      prefill = this.#claims.claim(hashes, prefillSlot, promptTokens, now);
+      const key = prefillLeaseKey(ticket);
+      this.#leaseBoard(key, prefillSlot, hashes, promptTokens, prefill.matchedTokens, now);
+      this.#slots.at(prefillSlot).routed++;
+    }
+    const cached = prefill ? promptTokens : claim.matchedTokens;
+    this.#leaseBoard(ticket, slot, hashes, promptTokens, cached, now);
     this.#slots.at(slot).routed++;
-    this.#tickets.set(ticket, claim);
+    this.#tickets.set(ticket, claim, prefill);
     return claim;
   }
 
+  /** A board lease whose prefill work is the prompt's beyond `cachedTokens`. */
+  #leaseBoard(
+    key: string,
+    slot: Slot,
+    hashes: ArrayLike<number>,
+    promptTokens: number,
+    cachedTokens: number,
+    now: number,
+  ): void {
+    const work = prefillWork(cachedTokens, promptTokens, this.#pool.prefillAttentionTokens);
+    this.#board.lease(key, slot, promptTokens, work, now, {
+      uncachedTokens: promptTokens - cachedTokens,
+      hashes,
+      partial: promptTokens > hashes.length * this.tokensPerChunk,
+    });
+  }
+
   /**
-   * The ticket's origin failed before its first byte; `next` will be tried instead. Returns the
-   * prompt tokens `next` is believed to hold, or null for an unknown ticket or origin.
+   * The ticket's origin failed before its first byte; `next` will be tried instead, alone: a
+   * prefill leg ends here (its lease released, its claim taken back, the prefill origin not
+   * blamed), since the decode that was to take its KV is gone. Returns the prompt tokens `next`
+   * is believed to hold, or null for an unknown ticket or origin, or a prefill origin as `next`.
    */
   reroute(ticket: string, failure: FailureKind, next: string, now: number): number | null {
-    const claim = this.#tickets.get(ticket);
+    const t = this.#tickets.get(ticket);
     const nextSlot = this.#slots.slotOf(next);
-    if (!claim || nextSlot === undefined) return null;
+    if (!t || nextSlot === undefined || this.#slots.at(nextSlot).settings.role === "prefill")
+      return null;
+    const { claim } = t;
     const promptTokens = this.#board.release(ticket, false, now)?.promptTokens ?? 0;
     this.#claims.unclaim(claim);
     this.#onFailure(claim.slot, failure, now);
+    if (t.prefill) this.#abandonPrefill(ticket, t.prefill, now);
     this.#claims.match(claim.hashes);
-    return this.#lease(ticket, claim.hashes, nextSlot, promptTokens, now).matchedTokens;
+    return this.#lease(ticket, claim.hashes, nextSlot, promptTokens, null, now).matchedTokens;
+  }
+
+  /**
+   * The ticket's prefill leg failed (not a 4xx: the request itself is fine); the decode origin
+   * will serve it alone. The prefill origin's claim is taken back and the failure counted
+   * against it; the prompt's prefill work moves to the decode origin. Returns the prompt tokens
+   * the decode origin is believed to hold, or null for an unknown ticket or one with no prefill
+   * leg.
+   */
+  prefillFailed(ticket: string, failure: FailureKind, now: number): number | null {
+    const t = this.#tickets.get(ticket);
+    if (!t?.prefill) return null;
+    const { claim, prefill } = t;
+    this.#board.release(prefillLeaseKey(ticket), false, now);
+    this.#claims.unclaim(prefill);
+    this.#onFailure(prefill.slot, failure, now);
+    this.#prefillFailed++;
+    t.prefill = null;
+    const promptTokens = this.#board.release(ticket, false, now)?.promptTokens ?? 0;
+    this.#leaseBoard(ticket, claim.slot, claim.hashes, promptTokens, claim.matchedTokens, now);
+    return claim.matchedTokens;
+  }
+
+  /** A prefill leg ends unused: release it, take its claim back, blame nobody. */
+  #abandonPrefill(ticket: string, prefill: Claim, now: number): void {
+    this.#board.release(prefillLeaseKey(ticket), false, now);
+    this.#board.onAbandon(prefill.slot);
+    this.#claims.unclaim(prefill);
   }
 
   /**
@@ -225,26 +350,34 @@ export class CoreRouter {
    * release it as if it had never been routed, blaming no origin. False for an unknown ticket.
    */
   cancel(ticket: string, now: number): boolean {
-    const claim = this.#tickets.take(ticket);
-    if (!claim) return false;
+    const t = this.#tickets.take(ticket);
+    if (!t) return false;
     this.#board.release(ticket, false, now);
-    this.#board.onAbandon(claim.slot);
-    this.#claims.unclaim(claim);
+    this.#board.onAbandon(t.claim.slot);
+    this.#claims.unclaim(t.claim);
+    if (t.prefill) this.#abandonPrefill(ticket, t.prefill, now);
     return true;
   }
 
-  /** The request ended. Returns false for an unknown (expired or foreign) ticket. */
+  /**
+   * The request ended. Returns false for an unknown (expired or foreign) ticket. A prefill leg
+   * still live ends with it (`#settlePrefill`). Capacity is learned from the `cachedTokens` of
+   * whichever origin prefilled: the prefill leg's (`outcome.prefill`) when disaggregated.
+   */
   complete(ticket: string, outcome: Outcome, now: number): boolean {
-    const claim = this.#tickets.take(ticket);
-    if (!claim) return false;
+    const t = this.#tickets.take(ticket);
+    if (!t) return false;
+    const { claim, prefill } = t;
     const { ok, failure } = outcome;
     const beforeFirstByte = !ok && failure !== undefined && failure !== "stream";
     this.#board.release(ticket, !beforeFirstByte, now);
     if (beforeFirstByte) this.#claims.unclaim(claim);
     if (failure !== undefined) this.#onFailure(claim.slot, failure, now);
+    if (prefill) this.#settlePrefill(ticket, prefill, outcome, beforeFirstByte, now);
     if (ok) {
       this.#board.onSuccess(claim.slot);
-      if (outcome.cachedTokens !== undefined) {
+      // A decode origin counts the KV it was sent as cached: only its own prefill teaches.
+      if (!prefill && outcome.cachedTokens !== undefined) {
         this.#capacity.learn(claim.slot, claim, outcome, this.#claims.feed === "router");
       }
     } else if (failure === undefined) {
@@ -253,6 +386,34 @@ export class CoreRouter {
       this.#board.onAbandon(claim.slot);
     }
     return true;
+  }
+
+  /**
+   * A request ended with its prefill leg live. The leg prefilled if it answered (its usage
+   * came back) or the decode got past its first byte (it needed the KV), and then counts as a
+   * success; if the decode failed before its first byte and nothing came back from the leg,
+   * its claim is taken back. A client that left proves nothing either way.
+   */
+  #settlePrefill(
+    ticket: string,
+    prefill: Claim,
+    outcome: Outcome,
+    decodeBeforeFirstByte: boolean,
+    now: number,
+  ): void {
+    const answered = outcome.prefill !== undefined;
+    const prefilled = answered || !decodeBeforeFirstByte;
+    this.#board.release(prefillLeaseKey(ticket), prefilled, now);
+    if (!prefilled) this.#claims.unclaim(prefill);
+    if (answered || outcome.ok || outcome.failure === "stream") {
+      this.#board.onSuccess(prefill.slot);
+      const usage = outcome.prefill;
+      if (usage?.cachedTokens !== undefined) {
+        this.#capacity.learn(prefill.slot, prefill, usage, this.#claims.feed === "router");
+      }
+    } else {
+      this.#board.onAbandon(prefill.slot);
+    }
   }
 
   #onFailure(slot: Slot, kind: FailureKind, now: number): void {
@@ -294,22 +455,28 @@ export class CoreRouter {
   /**
    * The ticket's first token came back: its prefill is done (prefilling tokens, queued prefill).
    * The Worker does not call it (one more call to the object per request); the simulator does
-   * for policies whose real system streams the tokens through its router (Dynamo).
+   * for policies whose real system streams the tokens through its router (Dynamo). A live
+   * prefill leg is done too: the decode origin's first token needed its KV.
    */
   firstToken(ticket: string, now: number): boolean {
+    if (this.#tickets.get(ticket)?.prefill) this.#board.firstToken(prefillLeaseKey(ticket), now);
     return this.#board.firstToken(ticket, now);
   }
 
   /** Requests routed and not yet completed, cancelled or expired. */
   get outstanding(): number {
-    return this.#board.outstanding;
+    return this.#tickets.size;
   }
 
-  /** Release leases whose completion never came. Returns how many. */
+  /** Release leases whose completion never came. Returns how many requests that ended. */
   expire(now: number): number {
-    const expired = this.#board.expire(now);
-    for (const lease of expired) this.#tickets.take(lease.ticket);
-    return expired.length;
+    let requests = 0;
+    for (const lease of this.#board.expire(now)) {
+      // A prefill lease is taken with its ticket's and no later, so the two expire together.
+      if (ticketOfPrefillLease(lease.ticket) === null && this.#tickets.take(lease.ticket))
+        requests++;
+    }
+    return requests;
   }
 
   /** The index and what it needs to be read back (origin ids by slot, capacities). */
@@ -360,13 +527,14 @@ export class CoreRouter {
       origins,
       index: { chunks, nodes, ownerships, bytes },
       decisions: { total: this.#log.total, byReason: { ...this.#log.byReason } },
+      pd: { byReason: { ...this.#log.byPdReason }, prefillFailed: this.#prefillFailed },
       accuracy: { ...this.#capacity.accuracy },
       failures: { ...this.#failures },
       shadows: this.#policy.shadowStats(),
       hotPrefixes: hot.map((p) =>
         hotPrefixStats(p, this.#holders(p.hashes, p.depth), tokensPerChunk),
       ),
-      outstanding: this.#board.outstanding,
+      outstanding: this.#tickets.size,
       recent: this.#log.recent(),
     };
   }

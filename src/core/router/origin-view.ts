@@ -1,7 +1,8 @@
 /**
  * What a policy sees of one origin (`OriginView`): its settings and the load board's reading at
  * decision time. Pure; the one place that shapes the view, so every policy, shadow and the
- * failover order see the same.
+ * failover order see the same. A prefill origin never serves a whole request (nor a decode),
+ * so to all of them it is not eligible; the P/D decision reads prefill origins on its own.
  */
 import type { OriginLoadView } from "../load-board/load-board.ts";
 import type { OriginView } from "../policies/policy.ts";
@@ -16,7 +17,7 @@ export function originView(
 ): OriginView {
   return {
     id: settings.id,
-    eligible: load.eligible,
+    eligible: load.eligible && settings.role !== "prefill",
     outstanding: load.outstanding,
     queuedPrefillTokens: load.queuedPrefillTokens,
     activeTokens: load.activeTokens,

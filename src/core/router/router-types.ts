@@ -6,6 +6,7 @@
 import type { Health } from "../engine-events.ts";
 import type { CircuitState } from "../load-board/circuit-breaker.ts";
 import type { EngineLoad } from "../policies/policy.ts";
+import type { PdReason } from "./disaggregation.ts";
 import type { ShadowStats } from "./shadow-evaluation.ts";
 
 export interface RouteRequest {
@@ -13,6 +14,16 @@ export interface RouteRequest {
   readonly chunkHashes: ArrayLike<number>;
   readonly promptTokens: number;
   readonly sessionKey?: string | undefined;
+  /** Choices asked for (OpenAI's `n`); absent means 1. More than one is never disaggregated. */
+  readonly n?: number | undefined;
+}
+
+/** The prefill leg of a disaggregated request. */
+export interface PrefillLeg {
+  /** The prefill origin's id (an origin with role `prefill`). */
+  readonly origin: string;
+  /** Prompt tokens it is believed to hold already. */
+  readonly matchedTokens: number;
 }
 
 export interface RouteDecision {
@@ -26,6 +37,17 @@ export interface RouteDecision {
   readonly reason: string;
   /** Pass back to `reroute`/`complete`; null when nothing was routed. */
   readonly ticket: string | null;
+  /**
+   * Why the request is or is not disaggregated (router/disaggregation.ts), in a pool with
+   * prefill origins; null in other pools and when nothing was routed.
+   */
+  readonly pdReason: PdReason | null;
+  /**
+   * The prefill leg when `pdReason` is `pd:remote`, else null. `origin` is then the decode
+   * origin, which takes the KV the prefill origin computes; `matchedTokens` and `alternates`
+   * are the decode origin's.
+   */
+  readonly prefill: PrefillLeg | null;
 }
 
 /**
@@ -41,15 +63,25 @@ export type FailureKind =
   | "status-429"
   | "stream";
 
-export interface Outcome {
-  /** The origin answered and the response ended normally. */
-  readonly ok: boolean;
-  /** When not ok and the origin is to blame before its first byte. */
-  readonly failure?: FailureKind | undefined;
+/** An engine's `usage` as far as the router learns from it. */
+export interface EngineUsage {
   /** `usage.prompt_tokens` as the engine reported it. */
   readonly promptTokens?: number | undefined;
   /** `usage.prompt_tokens_details.cached_tokens` as the engine reported it. */
   readonly cachedTokens?: number | undefined;
+}
+
+export interface Outcome extends EngineUsage {
+  /** The origin answered and the response ended normally. */
+  readonly ok: boolean;
+  /** When not ok and the origin is to blame before its first byte. */
+  readonly failure?: FailureKind | undefined;
+  /**
+   * A disaggregated request whose prefill leg answered: that leg's usage. Its `cachedTokens`
+   * is the prefill origin's cache hit, which the router learns from (a decode origin's counts
+   * the KV it received as cached, so a disaggregated request's top-level usage teaches nothing).
+   */
+  readonly prefill?: EngineUsage | undefined;
 }
 
 export interface OriginStats {
@@ -75,6 +107,9 @@ export interface RecentDecision {
   reason: string;
   matchedTokens: number;
   promptTokens: number;
+  /** The prefill origin of a disaggregated request, else null. */
+  prefillOrigin: string | null;
+  pdReason: PdReason | null;
 }
 
 /** A prefix drawing many requests (see hot-prefixes.ts), and the origins holding it. */
@@ -98,6 +133,8 @@ export interface RouterStats {
   origins: OriginStats[];
   index: { chunks: number; nodes: number; ownerships: number; bytes: number };
   decisions: { total: number; byReason: Record<string, number> };
+  /** Disaggregated prefill/decode: decisions by `pdReason`, prefill legs that failed. */
+  pd: { byReason: Partial<Record<PdReason, number>>; prefillFailed: number };
   /** Engine truth against the index's belief, over completions that reported cached tokens. */
   accuracy: {
     reports: number;
