@@ -1,10 +1,11 @@
 /**
  * Stateful property test of `CoreRouter` (fast-check model-based commands): any sequence of
- * route, reroute, cancel, complete, ingest, expire, settings changes and snapshot/restore,
- * checked after every step against a model that knows only which tickets are live, where each
- * is leased, when its lease expires, and each origin's health. After every step: the router's
- * outstanding requests are exactly the model's live tickets (in total and per origin), no origin
- * owns more than its capacity, and the router's and the index's invariants hold.
+ * route, reroute, prefillFailed, cancel, complete, ingest, expire, settings changes (pools with
+ * and without prefill and decode origins) and snapshot/restore, checked after every step
+ * against a model that knows only which tickets are live, where each is leased and prefilled,
+ * when its leases expire, and each origin's health. After every step: the router's outstanding
+ * requests are exactly the model's live tickets, each origin's are its tickets and prefill
+ * legs, no origin owns more than its capacity, and the router's and the index's invariants hold.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -12,9 +13,10 @@ import { chainHash } from "../chunk-hash.ts";
 import type { EngineEvent, Health } from "../engine-events.ts";
 import { POLICY_TYPES, policyOf } from "../policies/index.ts";
 import { parsePool } from "../settings/parse-settings.ts";
+import type { OriginRole } from "../settings/pd-settings.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { CoreRouter } from "./core-router.ts";
-import type { FailureKind, Outcome } from "./router-types.ts";
+import type { FailureKind, Outcome, RouteRequest } from "./router-types.ts";
 
 const IDS = ["a", "b", "c", "d", "e"];
 const FAILURES: FailureKind[] = ["connect", "timeout", "status-3xx", "status-5xx", "status-429"];
@@ -22,8 +24,8 @@ const FAILURES: FailureKind[] = ["connect", "timeout", "status-3xx", "status-5xx
 interface Model {
   pool: PoolSettings;
   now: number;
-  /** Live tickets: where each is leased and when its lease expires. */
-  live: Map<string, { origin: string; expires: number }>;
+  /** Live tickets: where each is leased, where its prefill leg is, when its leases expire. */
+  live: Map<string, { origin: string; prefill: string | null; expires: number }>;
   health: Map<string, Health>;
   /** Routers built so far (fresh ones for restores); each gets its own ticket prefix. */
   routers: number;
@@ -49,14 +51,32 @@ const settingsArb = fc
     leaseMs: fc.constantFrom(1000, 5000),
     maxAttempts: fc.integer({ min: 1, max: 4 }),
     failureThreshold: fc.integer({ min: 1, max: 3 }),
+    /** Roles by origin when the pool is P/D (null: every origin serves alone). */
+    roles: fc.option(
+      fc.array(fc.constantFrom<OriginRole>("prefill", "prefill", "decode", "decode", "both"), {
+        minLength: IDS.length,
+        maxLength: IDS.length,
+      }),
+      { nil: null },
+    ),
+    /** A slow fleet keeps queues, so busy prefill origins happen. */
+    prefillTokensPerSecond: fc.constantFrom(500, 10_000),
+    disaggregation: fc.record({
+      minUncachedTokens: fc.constantFrom(0, 128, 512, 2048),
+      maxUncachedFraction: fc.constantFrom(0.3, 1),
+      prefillBusyMs: fc.constantFrom(0, 50, 100_000),
+    }),
   })
   .map((s) =>
     parsePool({
-      origins: s.ids.map((id, i) => ({
-        id,
-        url: `http://${id}.test`,
-        kvCapacityTokens: s.kv[i],
-      })),
+      origins: s.ids.map((id, i) => {
+        // The last origin decodes, so a pool with prefill origins always has a decode origin.
+        const role = s.roles ? (i === s.ids.length - 1 ? "decode" : s.roles[i]) : "both";
+        const pd = role === "both" ? undefined : { protocol: "sglang" as const };
+        return { id, url: `http://${id}.test`, kvCapacityTokens: s.kv[i], role, pd };
+      }),
+      disaggregation: s.disaggregation,
+      prefillTokensPerSecond: s.prefillTokensPerSecond,
       policy: policyOf(s.policy),
       shadowPolicies: s.shadows.map((t) => policyOf(t)),
       kvCapacityTokens: s.kvCapacityTokens,
@@ -75,15 +95,16 @@ const promptArb = fc
     shared: fc.nat(12),
     tail: fc.nat(4),
     extra: fc.nat(63),
+    n: fc.constantFrom(undefined, 1, 1, 2),
   })
-  .map(({ family, chunks, shared, tail, extra }) => {
+  .map(({ family, chunks, shared, tail, extra, n }) => {
     const chunkHashes: number[] = [];
     let h = family + 1;
     for (let i = 0; i < chunks; i++) {
       h = chainHash(h, i < shared ? i : tail * 1000 + i);
       chunkHashes.push(h);
     }
-    return { chunkHashes, promptTokens: chunks * 64 + extra };
+    return { chunkHashes, promptTokens: chunks * 64 + extra, n };
   });
 
 /** Mostly small steps of time; now and then one past every lease and cool-down. */
@@ -123,7 +144,8 @@ function check(m: Model, r: Real): void {
   expect(stats.outstanding).toBe(m.live.size);
   expect(stats.origins.map((o) => o.id)).toEqual(m.pool.origins.map((o) => o.id));
   for (const o of stats.origins) {
-    const mine = [...m.live.values()].filter((t) => t.origin === o.id).length;
+    const live = [...m.live.values()];
+    const mine = live.filter((t) => t.origin === o.id || t.prefill === o.id).length;
     expect(o.outstanding, `outstanding at ${o.id}`).toBe(mine);
     expect(o.ownedTokens, `owned at ${o.id}`).toBeLessThanOrEqual(o.capacityTokens);
     expect(o.health).toBe(m.health.get(o.id) ?? "up");
@@ -142,10 +164,10 @@ function command(name: string, step: (m: Model, r: Real) => void): Command {
   };
 }
 
-type Prompt = { chunkHashes: number[]; promptTokens: number };
+const roleOf = (m: Model, id: string) => m.pool.origins.find((o) => o.id === id)?.role;
 
-const route = (prompt: Prompt, dt: number) =>
-  command(`route(${prompt.chunkHashes.length} chunks, +${dt})`, (m, r) => {
+const route = (prompt: RouteRequest & { chunkHashes: number[] }, dt: number) =>
+  command(`route(${prompt.chunkHashes.length} chunks, n ${prompt.n}, +${dt})`, (m, r) => {
     advance(m, dt);
     expireModel(m);
     const d = r.router.route(prompt, m.now);
@@ -153,11 +175,24 @@ const route = (prompt: Prompt, dt: number) =>
     if (d.ticket === null) {
       expect(d.origin).toBeNull();
       expect(d.reason).not.toBe("");
+      expect(d.prefill).toBeNull();
       return;
     }
     const origin = d.origin as string;
     expect(ids).toContain(origin);
     expect(m.health.get(origin) ?? "up").toBe("up");
+    expect(roleOf(m, origin)).not.toBe("prefill");
+    // A P/D reason exactly in pools with P/D origins; a prefill leg exactly when remote.
+    const pdPool = m.pool.origins.some((o) => o.role !== "both");
+    expect(d.pdReason === null).toBe(!pdPool);
+    expect(d.prefill !== null).toBe(d.pdReason === "pd:remote");
+    if (d.prefill) {
+      expect(roleOf(m, d.prefill.origin)).toBe("prefill");
+      expect(roleOf(m, origin)).toBe("decode");
+      expect(m.health.get(d.prefill.origin) ?? "up").toBe("up");
+      expect(prompt.n ?? 1).toBe(1);
+      expect(d.prefill.matchedTokens).toBeLessThanOrEqual(prompt.promptTokens);
+    }
     expect(m.live.has(d.ticket)).toBe(false);
     expect(d.matchedTokens).toBeGreaterThanOrEqual(0);
     expect(d.matchedTokens).toBeLessThanOrEqual(prompt.promptTokens);
@@ -165,16 +200,30 @@ const route = (prompt: Prompt, dt: number) =>
     expect(new Set(d.alternates).size).toBe(d.alternates.length);
     expect(d.alternates.length).toBeLessThanOrEqual(m.pool.retry.maxAttempts - 1);
     for (const a of d.alternates) expect(ids).toContain(a);
-    m.live.set(d.ticket, { origin, expires: m.now + m.pool.leaseMs });
+    for (const a of d.alternates) expect(roleOf(m, a)).not.toBe("prefill");
+    const prefill = d.prefill?.origin ?? null;
+    m.live.set(d.ticket, { origin, prefill, expires: m.now + m.pool.leaseMs });
   });
 
 const reroute = (k: number, unknown: boolean, failure: FailureKind, next: string, dt: number) =>
   command(`reroute(#${k}${unknown ? "?" : ""}, ${failure}, ${next})`, (m, r) => {
     advance(m, dt);
     const ticket = pickTicket(m, k, unknown);
-    const known = m.live.has(ticket) && m.pool.origins.some((o) => o.id === next);
+    const role = roleOf(m, next);
+    const known = m.live.has(ticket) && role !== undefined && role !== "prefill";
     expect(r.router.reroute(ticket, failure, next, m.now) !== null).toBe(known);
-    if (known) m.live.set(ticket, { origin: next, expires: m.now + m.pool.leaseMs });
+    if (known) m.live.set(ticket, { origin: next, prefill: null, expires: m.now + m.pool.leaseMs });
+  });
+
+const prefillFailed = (k: number, unknown: boolean, failure: FailureKind, dt: number) =>
+  command(`prefillFailed(#${k}${unknown ? "?" : ""}, ${failure})`, (m, r) => {
+    advance(m, dt);
+    const ticket = pickTicket(m, k, unknown);
+    const t = m.live.get(ticket);
+    const known = t !== undefined && t.prefill !== null;
+    expect(r.router.prefillFailed(ticket, failure, m.now) !== null).toBe(known);
+    // The decode origin is leased again with the prefill work: a new expiry.
+    if (t && known) m.live.set(ticket, { ...t, prefill: null, expires: m.now + m.pool.leaseMs });
   });
 
 const complete = (k: number, unknown: boolean, outcome: Outcome, dt: number) =>
@@ -213,8 +262,11 @@ const applySettings = (pool: PoolSettings) =>
     (m, r) => {
       r.router.applySettings(pool);
       const ids = new Set(pool.origins.map((o) => o.id));
-      // An origin that leaves takes its requests in flight and its health with it.
-      for (const [ticket, t] of m.live) if (!ids.has(t.origin)) m.live.delete(ticket);
+      // An origin that leaves takes its requests in flight (or its prefill legs) and its health.
+      for (const [ticket, t] of m.live) {
+        if (!ids.has(t.origin)) m.live.delete(ticket);
+        else if (t.prefill !== null && !ids.has(t.prefill)) t.prefill = null;
+      }
       for (const id of m.health.keys()) if (!ids.has(id)) m.health.delete(id);
       m.pool = pool;
     },
@@ -244,13 +296,24 @@ const snapshotRestore = (fresh: boolean) =>
 const kArb = fc.nat(50);
 const unknownArb = fc.integer({ min: 0, max: 9 }).map((n) => n === 0);
 
+const usageArb = fc.record({
+  promptTokens: fc.option(fc.nat(800), { nil: undefined }),
+  cachedTokens: fc.option(fc.nat(800), { nil: undefined }),
+});
+const prefillUsageArb = fc.option(usageArb, { nil: undefined });
+
 const outcomeArb: fc.Arbitrary<Outcome> = fc.oneof(
   fc.record({
     ok: fc.constant(true),
     promptTokens: fc.option(fc.nat(800), { nil: undefined }),
     cachedTokens: fc.option(fc.nat(800), { nil: undefined }),
+    prefill: prefillUsageArb,
   }),
-  fc.record({ ok: fc.constant(false), failure: fc.constantFrom<FailureKind>(...FAILURES) }),
+  fc.record({
+    ok: fc.constant(false),
+    failure: fc.constantFrom<FailureKind>(...FAILURES),
+    prefill: prefillUsageArb,
+  }),
   fc.record({ ok: fc.constant(false), failure: fc.constant<FailureKind>("stream") }),
   fc.constant({ ok: false }),
 );
@@ -281,6 +344,9 @@ const commandsArb = fc.commands(
       .tuple(kArb, unknownArb, fc.constantFrom(...FAILURES), fc.constantFrom(...IDS, "z"), dtArb)
       .map(([k, u, f, next, dt]) => reroute(k, u, f, next, dt)),
     fc
+      .tuple(kArb, unknownArb, fc.constantFrom(...FAILURES), dtArb)
+      .map(([k, u, f, dt]) => prefillFailed(k, u, f, dt)),
+    fc
       .tuple(kArb, unknownArb, outcomeArb, dtArb)
       .map(([k, u, outcome, dt]) => complete(k, u, outcome, dt)),
     fc.tuple(kArb, unknownArb, dtArb).map(([k, u, dt]) => cancel(k, u, dt)),
@@ -299,7 +365,7 @@ const commandsArb = fc.commands(
 );
 
 describe("CoreRouter under any sequence of calls (model-based)", () => {
-  it("keeps outstanding = live tickets, owned <= capacity, and every invariant", () => {
+  it("keeps outstanding = live tickets and legs, owned <= capacity, and every invariant", () => {
     fc.assert(
       fc.property(settingsArb, commandsArb, (pool, commands) => {
         const setup = () => ({
