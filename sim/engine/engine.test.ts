@@ -105,6 +105,42 @@ describe("Engine", () => {
     expect(a?.finishMs).toBe(40 + 10 + 41 + 97 * 10);
   });
 
+  it("takes a transferred prompt's KV as computed: one iteration to the first token", () => {
+    const blocks = blocksOf(1, 10);
+    const engine = newEngine();
+    const [a, b] = replay(engine, [
+      { at: 0, blocks, promptTokens: 40, outputTokens: 4, remoteTokens: 39 },
+      { at: 100, blocks, promptTokens: 40, outputTokens: 1 },
+    ]);
+    // The last prompt token is computed beside nothing: max(1, 10) ms, then 3 decodes.
+    expect(a?.firstTokenMs).toBe(10);
+    expect(a?.finishMs).toBe(40);
+    expect(a?.cachedTokens).toBe(39);
+    // The transferred blocks were sealed: a later request reuses them like prefilled ones.
+    expect(b?.cachedTokens).toBe(36);
+    expect(engine.cache.free).toBe(engine.cache.total);
+  });
+
+  it("records each request's longest gap between output tokens", () => {
+    const [a, b] = replay(newEngine(), [
+      { at: 0, blocks: blocksOf(1, 1), promptTokens: 4, outputTokens: 5 },
+      { at: 25, blocks: blocksOf(2, 50), promptTokens: 200, outputTokens: 1 },
+    ]);
+    // a's tokens: 10, 20, 30 (the span is cut where b arrives), then one iteration that
+    // prefills b's 200 tokens beside a's decode (201 ms), then 10 ms again.
+    expect(a?.firstTokenMs).toBe(10);
+    expect(a?.finishMs).toBe(241);
+    expect(a?.maxGapMs).toBe(201);
+    expect(b?.maxGapMs).toBe(0);
+  });
+
+  it("finds a decode span's longest gap in its last iteration, as contexts grow", () => {
+    const [a] = replay(newEngine({ kvReadMsPerToken: 0.1 }), [
+      { at: 0, blocks: blocksOf(1, 10), promptTokens: 40, outputTokens: 4 },
+    ]);
+    expect(a?.maxGapMs).toBeCloseTo(14.3, 9);
+  });
+
   it("rejects a request that could never fit the cache", () => {
     const engine = newEngine({ kvCapacityTokens: 4 * BLOCK });
     expect(() =>

@@ -26,6 +26,15 @@
  * the engine logs each run of blocks it newly caches (`kv-stored`, after its parent block) and
  * each cached block it evicts (`kv-removed`), in order, named by the router's chunk hashes; the
  * caller drains them with `takeKvEvents` (router/index-feed.ts applies them).
+ *
+ * Disaggregated prefill/decode needs no other scheduler: a prefill engine is this one given
+ * requests of one output token (the prefill leg's `max_tokens: 1`), and a decode engine is this
+ * one given requests whose prompt KV a transfer delivered (`remoteTokens`, all but the last
+ * prompt token, as vLLM's NixlConnector loads them): admitted with those tokens computed, it
+ * computes the last prompt token in its first iteration and samples the first output token.
+ *
+ * Each request records the longest gap between two of its output tokens (`maxGapMs`): within a
+ * decode span the iterations lengthen as contexts grow, so its last iteration is its longest.
  */
 import { type KvEvent, MAX_KV_HASHES } from "../../src/core/engine-events.ts";
 import { BlockCache } from "./block-cache.ts";
@@ -43,12 +52,20 @@ export interface EngineRequest {
   /** Tokens whose KV is computed. */
   computed: number;
   generated: number;
-  /** Prefix-cache hit at first admission (vLLM's `num_cached_tokens`); -1 before. */
+  /**
+   * Prefix-cache hit at first admission (vLLM's `num_cached_tokens`), KV delivered by a
+   * transfer included, as vLLM counts it; -1 before.
+   */
   cachedTokens: number;
+  /** Leading prompt tokens whose KV a transfer delivers, used at first admission only. */
+  remoteTokens: number;
   /** Prefix-cache hit when it joined the queue: its expected prefill while it waits. */
   cachedOnArrival: number;
   firstTokenMs: number;
   finishMs: number;
+  /** When its latest output token was sampled, and the longest gap between two of them. */
+  lastTokenMs: number;
+  maxGapMs: number;
 }
 
 export function engineRequest(
@@ -57,6 +74,7 @@ export function engineRequest(
   promptTokens: number,
   outputTokens: number,
   arrivalMs: number,
+  remoteTokens = 0,
 ): EngineRequest {
   return {
     id,
@@ -68,9 +86,12 @@ export function engineRequest(
     computed: 0,
     generated: 0,
     cachedTokens: -1,
+    remoteTokens: Math.min(remoteTokens, Math.max(0, promptTokens - 1)),
     cachedOnArrival: 0,
     firstTokenMs: Number.NaN,
     finishMs: Number.NaN,
+    lastTokenMs: Number.NaN,
+    maxGapMs: 0,
   };
 }
 
@@ -184,7 +205,8 @@ export class Engine {
         `request ${r.id} needs ${blocks} KV blocks, more than the engine's ${this.cache.total}`,
       );
     }
-    r.cachedOnArrival = this.cache.lookup(r.hashes, r.hashes.length) * this.blockTokens;
+    const cached = this.cache.lookup(r.hashes, r.hashes.length) * this.blockTokens;
+    r.cachedOnArrival = Math.max(cached, r.remoteTokens);
     this.#waiting.push(r);
   }
 
@@ -275,14 +297,17 @@ export class Engine {
       this.#seal(r, Math.floor(before / B), Math.min(Math.floor(r.computed / B), r.hashes.length));
       if (r.computed === r.promptTokens + r.generated) {
         if (r.generated === 0) started.push(r);
-        this.#sample(r, 1, step.end);
+        this.#sample(r, 1, step.end, step.end - r.lastTokenMs);
       }
     }
+    // The span's first token comes after its first iteration; its longest iteration is its last.
+    const first = step.start + this.#iterationMs(step, 0);
+    const longest = step.iterations > 1 ? this.#iterationMs(step, step.iterations - 1) : 0;
     for (const r of step.decodes) {
       r.computed += step.iterations;
       const need = Math.ceil(r.computed / B) - r.blocks.length;
       for (let k = 0; k < need; k++) r.blocks.push(this.cache.allocate());
-      this.#sample(r, step.iterations, step.end);
+      this.#sample(r, step.iterations, step.end, Math.max(first - r.lastTokenMs, longest));
     }
     const done: EngineRequest[] = [];
     for (const r of this.#running) {
@@ -296,8 +321,11 @@ export class Engine {
     return { done, started, prefilledTokens };
   }
 
-  #sample(r: EngineRequest, tokens: number, at: number): void {
+  /** `tokens` output tokens, the last at `at`, the longest gap among them `gapMs`. */
+  #sample(r: EngineRequest, tokens: number, at: number, gapMs: number): void {
     if (r.generated === 0) r.firstTokenMs = at;
+    else r.maxGapMs = Math.max(r.maxGapMs, gapMs);
+    r.lastTokenMs = at;
     r.generated += tokens;
   }
 
@@ -335,13 +363,18 @@ export class Engine {
       const r = this.#waiting[this.#head] as EngineRequest;
       const tokens = r.promptTokens + r.generated;
       const hit = this.cache.lookup(r.hashes, Math.floor((tokens - 1) / B));
-      const want = Math.min(tokens - hit * B, budget);
-      const need = Math.ceil((hit * B + want) / B) - hit;
+      // KV a transfer delivered counts as computed, beyond what the cache already held.
+      const loaded = Math.max(hit * B, r.remoteTokens);
+      const want = Math.min(tokens - loaded, budget);
+      const need = Math.ceil((loaded + want) / B) - hit;
       if (need > this.cache.free - this.cache.unpinnedAmong(r.hashes, hit)) break;
       this.cache.acquire(r.hashes, hit, r.blocks);
       for (let k = 0; k < need; k++) r.blocks.push(this.cache.allocate());
-      r.computed = hit * B;
-      if (r.cachedTokens < 0) r.cachedTokens = hit * B;
+      this.#seal(r, hit, Math.min(Math.floor(loaded / B), r.hashes.length));
+      r.computed = loaded;
+      // A preempted request recomputes: the transferred KV is not sent twice.
+      r.remoteTokens = 0;
+      if (r.cachedTokens < 0) r.cachedTokens = loaded;
       this.#shift();
       this.#running.push(r);
       this.#plan(step, r, want);

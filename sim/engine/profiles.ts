@@ -13,12 +13,18 @@
  * - vLLM defaults on H100-class GPUs for the OpenAI server: max_num_batched_tokens 8192,
  *   max_num_seqs 1024 (vllm/engine/arg_utils.py `get_batch_defaults`); gpu_memory_utilization
  *   0.9 (vllm/config/cache.py).
+ * - KV transfer between a prefill and a decode engine (disaggregated serving): NIXL over RDMA,
+ *   one 400 Gb/s ConnectX-7 per GPU (NVIDIA DGX H100: eight, one per GPU, for the compute
+ *   fabric), 50 GB/s; a TP-n engine moves its KV shards over its n NICs at once.
  * Assumptions (stated, not measured here):
  * - prefill GEMMs and FlashAttention reach 40% of peak (MFU 0.4), decode reads reach 70% of HBM
  *   bandwidth (MBU 0.7); TP4 all-reduces cost 15% (efficiency 0.85);
  * - 3 GiB per GPU for activations at 8,192 batched tokens, CUDA graphs and the NCCL/torch
  *   context, which vLLM's memory profiling subtracts before sizing the KV cache;
  * - 1.5 ms of scheduling and launch overhead per iteration.
+ * - KV transfers reach 80% of the NICs' line rate and cost 1 ms each beyond it (NIXL's metadata
+ *   and completion notification, the decode scheduler picking the request up); each transfer
+ *   has its link to itself (no contention between concurrent transfers).
  */
 
 const GIB = 2 ** 30;
@@ -26,6 +32,8 @@ const GIB = 2 ** 30;
 export interface GpuSpec {
   /** Dense BF16 FLOP/s. */
   peakFlops: number;
+  /** Bytes/s of the GPU's own network link to other engines (its RDMA NIC). */
+  nicBytesPerSecond: number;
   /** HBM bytes/s. */
   hbmBytesPerSecond: number;
   /** Device memory visible to CUDA, bytes. */
@@ -55,6 +63,9 @@ export interface DeploymentSpec {
   overheadMs: number;
   maxBatchedTokens: number;
   maxSeqs: number;
+  /** Share of the NICs' line rate a KV transfer reaches, and its fixed cost in ms. */
+  nicEfficiency: number;
+  kvTransferLatencyMs: number;
 }
 
 export interface EngineProfile {
@@ -76,10 +87,15 @@ export interface EngineProfile {
   kvBytesPerToken: number;
   maxBatchedTokens: number;
   maxSeqs: number;
+  /** Bytes/s one KV transfer moves from a prefill engine to a decode engine (all its GPUs). */
+  kvLinkBytesPerSecond: number;
+  /** Fixed cost of one KV transfer, ms. */
+  kvTransferLatencyMs: number;
 }
 
 export const H100_SXM: GpuSpec = {
   peakFlops: 989.4e12,
+  nicBytesPerSecond: 400e9 / 8,
   hbmBytesPerSecond: 3.35e12,
   memoryBytes: 81_559 * 2 ** 20,
 };
@@ -112,6 +128,8 @@ const VLLM_H100 = {
   overheadMs: 1.5,
   maxBatchedTokens: 8192,
   maxSeqs: 1024,
+  nicEfficiency: 0.8,
+  kvTransferLatencyMs: 1,
 };
 
 /** The roofline arithmetic from a deployment to an engine profile. */
@@ -143,6 +161,8 @@ export function deriveProfile(name: string, d: DeploymentSpec): EngineProfile {
     kvBytesPerToken,
     maxBatchedTokens: d.maxBatchedTokens,
     maxSeqs: d.maxSeqs,
+    kvLinkBytesPerSecond: gpu.nicBytesPerSecond * d.nicEfficiency * tp,
+    kvTransferLatencyMs: d.kvTransferLatencyMs,
   };
 }
 

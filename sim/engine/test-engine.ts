@@ -22,6 +22,8 @@ export function testProfile(overrides: Partial<EngineProfile> = {}): EngineProfi
     kvBytesPerToken: 1,
     maxBatchedTokens: 1000,
     maxSeqs: 64,
+    kvLinkBytesPerSecond: 1000,
+    kvTransferLatencyMs: 0,
     ...overrides,
   };
 }
@@ -32,6 +34,8 @@ export interface Arrival {
   blocks: number[];
   promptTokens: number;
   outputTokens: number;
+  /** Leading prompt tokens whose KV a transfer delivers (a decode engine's request). */
+  remoteTokens?: number;
 }
 
 /** Replays `arrivals` (sorted by time) through `engine`; returns the requests in arrival order. */
@@ -43,6 +47,7 @@ export function replay(engine: Engine, arrivals: readonly Arrival[]): EngineRequ
       a.promptTokens,
       a.outputTokens,
       a.at,
+      a.remoteTokens,
     ),
   );
   let due: number | null = null;
