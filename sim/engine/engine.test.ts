@@ -121,8 +121,9 @@ describe("Engine", () => {
     expect(engine.cache.free).toBe(engine.cache.total);
   });
 
-  it("records each request's longest gap between output tokens", () => {
-    const [a, b] = replay(newEngine(), [
+  it("records each request's longest gap between output tokens, and every gap", () => {
+    const engine = newEngine();
+    const [a, b] = replay(engine, [
       { at: 0, blocks: blocksOf(1, 1), promptTokens: 4, outputTokens: 5 },
       { at: 25, blocks: blocksOf(2, 50), promptTokens: 200, outputTokens: 1 },
     ]);
@@ -132,6 +133,24 @@ describe("Engine", () => {
     expect(a?.finishMs).toBe(241);
     expect(a?.maxGapMs).toBe(201);
     expect(b?.maxGapMs).toBe(0);
+    // Four gaps, all a's: 10, 10, 201, 10 (b's one token has none).
+    const { values, counts } = engine.gaps.sorted();
+    const all = [...values].flatMap((v, i) => Array<number>(counts[i] as number).fill(v));
+    expect(all).toEqual([10, 10, 10, 201]);
+  });
+
+  it("counts a decode span's gaps once per iteration and request", () => {
+    const engine = newEngine({ kvReadMsPerToken: 0.1 });
+    replay(engine, [
+      { at: 0, blocks: blocksOf(1, 10), promptTokens: 40, outputTokens: 4 },
+      { at: 0, blocks: blocksOf(2, 10), promptTokens: 40, outputTokens: 4 },
+    ]);
+    // Both prefill in one 80 ms iteration, then 3 decode iterations over both: 6 gaps in 3
+    // entries, iteration j reading 2 x (41 + j) tokens: 10 + 0.1 * 2 * (41 + j) ms.
+    const { values, counts } = engine.gaps.sorted();
+    expect([...counts]).toEqual([2, 2, 2]);
+    expect(values[0]).toBeCloseTo(18.2, 9);
+    expect(values[2]).toBeCloseTo(18.6, 9);
   });
 
   it("finds a decode span's longest gap in its last iteration, as contexts grow", () => {

@@ -35,11 +35,13 @@
  *
  * Each request records the longest gap between two of its output tokens (`maxGapMs`): within a
  * decode span the iterations lengthen as contexts grow, so its last iteration is its longest.
+ * Every gap of every request also goes to `gaps` (token-gaps.ts), one entry per iteration.
  */
 import { type KvEvent, MAX_KV_HASHES } from "../../src/core/engine-events.ts";
 import { BlockCache } from "./block-cache.ts";
 import { iterationMs, prefillMs } from "./iteration-time.ts";
 import type { EngineProfile } from "./profiles.ts";
+import { TokenGaps } from "./token-gaps.ts";
 
 export interface EngineRequest {
   readonly id: number;
@@ -129,6 +131,8 @@ export class Engine {
   #running: EngineRequest[] = [];
   #step: Step | null = null;
   preemptions = 0;
+  /** Every gap between two consecutive output tokens of a request, as it happened. */
+  readonly gaps = new TokenGaps();
   /** Time spent iterating, and the part of it in iterations that prefill something, ms. */
   busyMs = 0;
   prefillBusyMs = 0;
@@ -295,19 +299,34 @@ export class Engine {
       r.computed += n;
       prefilledTokens += n;
       this.#seal(r, Math.floor(before / B), Math.min(Math.floor(r.computed / B), r.hashes.length));
-      if (r.computed === r.promptTokens + r.generated) {
-        if (r.generated === 0) started.push(r);
-        this.#sample(r, 1, step.end, step.end - r.lastTokenMs);
-      }
+      if (r.computed !== r.promptTokens + r.generated) continue;
+      if (r.generated === 0) started.push(r);
+      // A request that recomputed after preemption has waited since its last token.
+      else this.gaps.add(step.end - r.lastTokenMs, 1);
+      this.#sample(r, 1, step.end, step.end - r.lastTokenMs);
     }
     // The span's first token comes after its first iteration; its longest iteration is its last.
     const first = step.start + this.#iterationMs(step, 0);
     const longest = step.iterations > 1 ? this.#iterationMs(step, step.iterations - 1) : 0;
+    // Decodes that sampled in the same iteration before wait the same first gap: one entry each.
+    let gap = Number.NaN;
+    let waited = 0;
     for (const r of step.decodes) {
       r.computed += step.iterations;
       const need = Math.ceil(r.computed / B) - r.blocks.length;
       for (let k = 0; k < need; k++) r.blocks.push(this.cache.allocate());
-      this.#sample(r, step.iterations, step.end, Math.max(first - r.lastTokenMs, longest));
+      const g = first - r.lastTokenMs;
+      if (g !== gap) {
+        this.gaps.add(gap, waited);
+        gap = g;
+        waited = 0;
+      }
+      waited++;
+      this.#sample(r, step.iterations, step.end, Math.max(g, longest));
+    }
+    this.gaps.add(gap, waited);
+    for (let j = 1; j < step.iterations; j++) {
+      this.gaps.add(this.#iterationMs(step, j), step.decodes.length);
     }
     const done: EngineRequest[] = [];
     for (const r of this.#running) {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { quantile } from "./stats.ts";
+import { quantile, weightedQuantile } from "./stats.ts";
 
 describe("quantile (nearest rank)", () => {
   it("takes the sample of rank ceil(q * n), not the one after it", () => {
@@ -33,5 +33,27 @@ describe("quantile (nearest rank)", () => {
         },
       ),
     );
+  });
+});
+
+describe("weightedQuantile", () => {
+  it("is quantile over the samples the weights stand for", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.integer({ min: -50, max: 50 }), fc.integer({ min: 1, max: 5 })), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0, 0.5, 0.99, 1)),
+        (pairs, q) => {
+          pairs.sort(([a], [b]) => a - b);
+          const expanded = pairs.flatMap(([v, w]) => Array<number>(w).fill(v));
+          const values = pairs.map(([v]) => v);
+          const weights = pairs.map(([, w]) => w);
+          expect(weightedQuantile(values, weights, q)).toBe(quantile(expanded, q));
+        },
+      ),
+    );
+    expect(weightedQuantile([], [], 0.5)).toBe(0);
   });
 });

@@ -18,6 +18,28 @@ export function quantile(sorted: ArrayLike<number>, q: number): number {
   return sorted[Math.min(n - 1, Math.max(0, Math.ceil(q * n) - 1))] as number;
 }
 
+/**
+ * The same nearest-rank q-quantile over a multiset given as ascending distinct-or-not `values`
+ * with `weights` (how many samples each stands for): the value whose cumulative weight first
+ * reaches rank ceil(q * total), clamped to [1, total]; 0 when empty.
+ */
+export function weightedQuantile(
+  values: ArrayLike<number>,
+  weights: ArrayLike<number>,
+  q: number,
+): number {
+  let total = 0;
+  for (let i = 0; i < weights.length; i++) total += weights[i] as number;
+  if (total === 0) return 0;
+  const rank = Math.min(total, Math.max(1, Math.ceil(q * total)));
+  let seen = 0;
+  for (let i = 0; i < values.length; i++) {
+    seen += weights[i] as number;
+    if (seen >= rank) return values[i] as number;
+  }
+  return values[values.length - 1] as number;
+}
+
 /** Round to `digits` decimals, so JSON stays readable and stable. */
 export function round(x: number, digits: number): number {
   const f = 10 ** digits;
