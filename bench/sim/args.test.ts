@@ -29,7 +29,36 @@ describe("parseCli", () => {
     expect(parseCli([]).spec).toMatchObject({ prefillCalibration: [1], engineDelayMs: 10 });
   });
 
+  it("builds a P/D fleet from --pd, with the disaggregation mode and the rule's overrides", () => {
+    const o = parseCli(["--pd", "2:6", "--output-scale", "4", "--min-uncached", "512"]);
+    expect(o.spec.origins).toBe(8);
+    expect(o.spec.outputScale).toBe(4);
+    expect(o.spec.pd).toEqual({
+      prefill: 2,
+      decode: 6,
+      mode: "conditional",
+      rule: { minUncachedTokens: 512 },
+    });
+    expect(o.slug).toBe("conversation_trace-8o-pd2x6-conditional-out4-load0.8");
+    expect(parseCli(["--pd", "1:3", "--disaggregation", "always"]).spec.pd?.mode).toBe("always");
+    expect(parseCli([]).spec.pd).toBeNull();
+  });
+
   it.each([
+    [["--pd", "2-6"], /--pd must be PREFILL:DECODE/],
+    [["--pd", "0:6"], /--pd must be a number in \[1, 255\]/],
+    [["--pd", "2:6", "--origins", "16"], /--pd 2:6 is 8 origins, not 16/],
+    [["--pd", "2:6", "--disaggregation", "sometimes"], /--disaggregation must be conditional/],
+    [["--disaggregation", "always"], /--disaggregation needs --pd/],
+    [
+      ["--pd", "2:6", "--disaggregation", "never", "--min-uncached", "1"],
+      /for --disaggregation conditional/,
+    ],
+    [
+      ["--pd", "2:6", "--max-uncached-fraction", "2"],
+      /--max-uncached-fraction must be a number in \[0, 1\]/,
+    ],
+    [["--output-scale", "0"], /--output-scale must be a number/],
     [["--origins", "0"], /--origins must be a number in \[1, 256\]/],
     [["--load", "x"], /--load must be a number/],
     [["--policies", "cost,nope"], /unknown policy "nope"/],

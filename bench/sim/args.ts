@@ -10,6 +10,7 @@ import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
+import { DISAGGREGATION_MODES, type DisaggregationMode, type PdFleet } from "./run/pd-fleet.ts";
 import type { BenchSpec } from "./run/runner.ts";
 import type { TraceSource } from "./workload/workload.ts";
 
@@ -40,6 +41,13 @@ export const USAGE = `usage: npm run bench -- [options]
   --prefill-calibration LIST
                          settings' prefill speed = profile nominal x each factor; policies that
                          read it (cost) run once per factor (default 1; e.g. 0.7,1,1.3)
+  --output-scale X       output lengths times X, e.g. 4 for long outputs (default 1)
+  --pd P:D               a P/D fleet: P prefill and D decode origins (P + D = --origins, which
+                         it sets when not given); default: every origin aggregated
+  --disaggregation MODE  with --pd: ${DISAGGREGATION_MODES.join(" | ")} (default conditional)
+  --min-uncached N       with --pd, conditional: the rule's minUncachedTokens (default 2048)
+  --max-uncached-fraction F   ... its maxUncachedFraction (default 1)
+  --prefill-busy-ms MS   ... its prefillBusyMs (default 1000)
   --threads N            policies replayed at once, 0..${MAX_THREADS} (default ${MAX_THREADS}; 0 = this thread)
   --json PATH            results JSON (default bench/results/<trace>-<origins>o-load<load>.json,
                          bench:fleet: bench/results/fleet.json)
@@ -112,6 +120,52 @@ function sourceOf(
   return { kind, path: trace };
 }
 
+/** `--pd P:D` and the disaggregation options, or null for an aggregated fleet. */
+function pdOf(values: Record<string, string | boolean | undefined>): PdFleet | null {
+  const text = values.pd as string | undefined;
+  const rest = ["disaggregation", "min-uncached", "max-uncached-fraction", "prefill-busy-ms"];
+  if (text === undefined) {
+    const stray = rest.find((name) => values[name] !== undefined);
+    if (stray) throw new UsageError(`--${stray} needs --pd`);
+    return null;
+  }
+  const match = /^(\d+):(\d+)$/.exec(text);
+  if (!match) throw new UsageError(`--pd must be PREFILL:DECODE, e.g. 2:6, got "${text}"`);
+  const prefill = integer("pd", match[1], 0, 1, 255);
+  const decode = integer("pd", match[2], 0, 1, 255);
+  const mode = (values.disaggregation as string | undefined) ?? "conditional";
+  if (!(DISAGGREGATION_MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(
+      `--disaggregation must be ${DISAGGREGATION_MODES.join(", ")}, got "${mode}"`,
+    );
+  }
+  const rule = {
+    minUncachedTokens: optional(values, "min-uncached", (t) =>
+      integer("min-uncached", t, 0, 0, 1e9),
+    ),
+    maxUncachedFraction: optional(values, "max-uncached-fraction", (t) =>
+      number("max-uncached-fraction", t, 0, 0, 1),
+    ),
+    prefillBusyMs: optional(values, "prefill-busy-ms", (t) =>
+      integer("prefill-busy-ms", t, 0, 0, 3_600_000),
+    ),
+  };
+  const overrides = Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined));
+  if (mode !== "conditional" && Object.keys(overrides).length > 0) {
+    throw new UsageError(`the rule's options are for --disaggregation conditional, not ${mode}`);
+  }
+  return { prefill, decode, mode: mode as DisaggregationMode, rule: overrides };
+}
+
+function optional<T>(
+  values: Record<string, string | boolean | undefined>,
+  name: string,
+  parse: (text: string) => T,
+): T | undefined {
+  const text = values[name];
+  return typeof text === "string" ? parse(text) : undefined;
+}
+
 function policiesOf(text: string): PolicyType[] {
   if (text === "all") return [...POLICY_TYPES];
   const names = text.split(",").map((s) => s.trim());
@@ -151,6 +205,12 @@ export function parseCli(argv: readonly string[]): CliOptions {
       "report-delay": { type: "string" },
       "engine-delay": { type: "string" },
       "prefill-calibration": { type: "string" },
+      "output-scale": { type: "string" },
+      pd: { type: "string" },
+      disaggregation: { type: "string" },
+      "min-uncached": { type: "string" },
+      "max-uncached-fraction": { type: "string" },
+      "prefill-busy-ms": { type: "string" },
       threads: { type: "string" },
       json: { type: "string" },
       html: { type: "string" },
@@ -173,7 +233,12 @@ export function parseCli(argv: readonly string[]): CliOptions {
   if (arrivals !== "spread" && arrivals !== "burst") {
     throw new UsageError(`--arrivals must be spread or burst, got "${arrivals}"`);
   }
-  const origins = integer("origins", values.origins, 8, 1, 256);
+  const pd = pdOf(values);
+  const fleetSize = pd ? pd.prefill + pd.decode : 8;
+  const origins = integer("origins", values.origins, fleetSize, 1, 256);
+  if (pd && origins !== fleetSize) {
+    throw new UsageError(`--pd ${pd.prefill}:${pd.decode} is ${fleetSize} origins, not ${origins}`);
+  }
   const load = number("load", values.load, 0.8, 0.01, 10);
   const label = source.kind === "synthetic" ? `synthetic:${source.name}` : basename(trace);
   const spec: BenchSpec = {
@@ -190,8 +255,13 @@ export function parseCli(argv: readonly string[]): CliOptions {
     reportDelayMs: number("report-delay", values["report-delay"], 100, 0, 600_000),
     engineDelayMs: number("engine-delay", values["engine-delay"], 10, 0, 600_000),
     prefillCalibration: calibrationOf(values["prefill-calibration"] ?? "1"),
+    outputScale: number("output-scale", values["output-scale"], 1, 0.01, 100),
+    pd,
   };
-  const slug = `${label.replace(/\.[a-z]+$/, "").replace(/[^A-Za-z0-9_-]+/g, "-")}-${origins}o-load${load}`;
+  const fleet = pd ? `-pd${pd.prefill}x${pd.decode}-${pd.mode}` : "";
+  const outputs = spec.outputScale === 1 ? "" : `-out${spec.outputScale}`;
+  const name = label.replace(/\.[a-z]+$/, "").replace(/[^A-Za-z0-9_-]+/g, "-");
+  const slug = `${name}-${origins}o${fleet}${outputs}-load${load}`;
   const sizes = (values.sizes ?? "2,4,8,16,32")
     .split(",")
     .map((s) => integer("sizes", s, 0, 1, 256));

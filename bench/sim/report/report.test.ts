@@ -11,6 +11,9 @@ function policy(name: string, hitRate: number, mean: number, p99: number): Polic
     hitRate,
     ttftMs: { mean, p50: mean / 2, p90: p99 / 2, p99 },
     e2eMs: { p50: mean * 3, p99: p99 * 2 },
+    itlMs: { mean: 20, p50: 18, p90: 30, p99: 450 },
+    tpotMs: { mean: 20, p50: 18, p90: 30, p99: 45 },
+    itlMaxGapMs: { mean: 200, p50: 150, p90: 400, p99: 700 },
     throughputRps: 4,
     imbalance: 1.1,
     overflowRate: 0.1,
@@ -34,6 +37,7 @@ function policy(name: string, hitRate: number, mean: number, p99: number): Polic
         [0, 1, 0],
       ],
     },
+    pd: null,
   };
 }
 
@@ -50,6 +54,8 @@ function bench(results: PolicyResult[], oracle = 0.4): BenchResult {
     timeScale: 0.5,
     reportIntervalMs: 1000,
     reportDelayMs: 100,
+    outputScale: 1,
+    pd: null,
     oracleHitRate: oracle,
     fleetOracleHitRate: oracle / 2,
     results,

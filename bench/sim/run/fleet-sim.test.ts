@@ -100,4 +100,49 @@ describe("fleet simulation", () => {
     const high = await runBenchmark({ ...TINY, load: 2 }, ["least-outstanding"], { threads: 0 });
     expect(high.results[0]?.ttftMs.mean).toBeGreaterThan(low.results[0]?.ttftMs.mean as number);
   });
+
+  it("replays a P/D fleet: prefill legs on prefill origins, decodes after the KV transfer", async () => {
+    const spec: BenchSpec = { ...TINY, pd: { prefill: 1, decode: 3, mode: "always" } };
+    const result = await runBenchmark(spec, ["cost", "least-outstanding"], { threads: 0 });
+    expect(result.pd).toEqual({ prefill: 1, decode: 3, mode: "always" });
+    for (const r of result.results) {
+      expect(r.pd?.reasons).toEqual({ "pd:remote": 48 });
+      expect(r.pd?.remoteRate).toBe(1);
+      expect(r.pd?.kvTransferMs.p50).toBeGreaterThan(1);
+      const [prefill, ...decode] = r.perOrigin;
+      // Requests are counted where they decode; the prefill origin did nearly all prefill,
+      // the decode origins one token a request.
+      expect(prefill?.requests).toBe(0);
+      expect(decode.reduce((a, o) => a + o.requests, 0)).toBe(48);
+      expect(decode.reduce((a, o) => a + o.prefilledTokens, 0)).toBe(48);
+      expect(r.expiredLeases).toBe(0);
+      expect(r.ttftMs.p50).toBeGreaterThan(0);
+      expect(r.tpotMs.p50).toBeGreaterThan(0);
+      expect(r.itlMs.p99).toBeGreaterThanOrEqual(r.itlMs.p50);
+      // The router learned from the prefill legs' cached tokens (the hit rate's truth).
+      expect(r.indexAccuracy.cachedTokens).toBeGreaterThan(0);
+    }
+  });
+
+  it("keeps a P/D fleet's prefill origins idle when it never disaggregates", async () => {
+    const spec: BenchSpec = { ...TINY, pd: { prefill: 1, decode: 3, mode: "never" } };
+    const [r] = (await runBenchmark(spec, ["cost"], { threads: 0 })).results;
+    expect(r?.pd?.reasons).toEqual({ "pd:local-cached": 48 });
+    expect(r?.perOrigin[0]?.prefilledTokens).toBe(0);
+    expect(r?.pd?.kvTransferMs).toEqual({ mean: 0, p50: 0, p99: 0 });
+  });
+
+  it("gives byte-identical JSON for a P/D fleet, in this thread or in workers", async () => {
+    const spec: BenchSpec = { ...TINY, pd: { prefill: 1, decode: 3, mode: "conditional" } };
+    const a = toJson(await runBenchmark(spec, ["cost", "dynamo"], { threads: 0 }));
+    const b = toJson(await runBenchmark(spec, ["cost", "dynamo"], { threads: 2 }));
+    expect(b).toBe(a);
+  });
+
+  it("long outputs from --output-scale: more tokens, the same prompts", () => {
+    const w = workloadOf(TINY);
+    const long = workloadOf({ ...TINY, outputScale: 4 });
+    expect(long.promptTokens).toEqual(w.promptTokens);
+    expect(long.outputTokens[0]).toBe(Math.round((w.outputTokens[0] as number) * 4));
+  });
 });

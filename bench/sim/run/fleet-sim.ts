@@ -11,11 +11,20 @@
  *   interval, arriving late; the engines' KV events after each step that caches or evicts
  *   blocks (with the "engine-events" index feed); each request's first token (`firstToken`).
  * Network time is zero: TTFT is queueing plus prefill, which is what routing changes.
- * Same-time events run arrivals, then engine iterations, then deliveries, then load reports,
- * then samples, each in insertion order, so a seed replays a run exactly.
+ *
+ * A P/D fleet (`SimConfig.pd`) gives the first origins role prefill and the rest decode. A
+ * decision with a prefill leg sends the prefill origin's engine a one-token request (vLLM's
+ * prefill leg); when it ends, the KV the decode engine lacks travels to it (`kvTransferMs`),
+ * then the decode engine gets the request with that KV computed. `complete` carries the prefill
+ * leg's cached tokens (`outcome.prefill`), as the Worker reports vLLM's prefill response.
+ *
+ * Same-time events run arrivals, then engine iterations, then KV transfers landing, then
+ * deliveries, then load reports, then samples, each in insertion order, so a seed replays a run
+ * exactly.
  */
 
 import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
+import { kvTransferMs } from "../../../sim/engine/kv-transfer.ts";
 import type { EngineProfile } from "../../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
@@ -26,6 +35,7 @@ import { parsePool } from "../../../src/core/settings/parse-settings.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
 import { EventQueue } from "./event-queue.ts";
 import type { Information } from "./information.ts";
+import { disaggregationRule, type PdFleet, pdRole } from "./pd-fleet.ts";
 import { QueueProbe } from "./queue-probe.ts";
 import type { PolicyResult } from "./result-types.ts";
 import { summarise } from "./summarise.ts";
@@ -37,12 +47,15 @@ export interface SimConfig {
   profile: EngineProfile;
   seed: number;
   information: Information;
+  /** Prefill/decode split of the `origins` (prefill + decode = origins); absent: aggregated. */
+  pd?: PdFleet | null | undefined;
 }
 
 const ENGINE = 1;
-const DELIVERY = 2;
-const REPORT = 3;
-const SAMPLE = 4;
+const TRANSFER = 2;
+const DELIVERY = 3;
+const REPORT = 4;
+const SAMPLE = 5;
 /** Period of the diagnostics (queue probe, timeline), whatever the policy is told. */
 const SAMPLE_MS = 1000;
 
@@ -52,19 +65,26 @@ export function simulatePolicy(
   onProgress: (completed: number) => void = () => {},
 ): PolicyResult {
   const { profile, origins, information: info } = config;
+  const fleet = config.pd ?? null;
+  if (fleet && fleet.prefill + fleet.decode !== origins) {
+    throw new Error(`P/D fleet ${fleet.prefill}:${fleet.decode} is not ${origins} origins`);
+  }
   const ids = Array.from({ length: origins }, (_, i) => `gpu-${i}`);
   const indexOf = new Map(ids.map((id, i) => [id, i]));
   const pool = parsePool({
-    origins: ids.map((id) => ({
+    origins: ids.map((id, i) => ({
       id,
       url: `http://${id}.sim`,
       kvCapacityTokens: profile.kvCapacityTokens,
       prefillTokensPerSecond: profile.prefillTokensPerSecond * info.prefillCalibration,
+      ...pdRole(fleet, i),
     })),
     policy: config.policy,
     chunkBytes: w.chunkTokens * BYTES_PER_TOKEN,
     indexFeed: info.indexFeed,
+    ...(fleet ? { disaggregation: disaggregationRule(fleet) } : {}),
   });
+  const prefillRole = pool.origins.map((o) => o.role === "prefill");
   const router = new CoreRouter(pool, { model: w.model, seed: config.seed });
   const fallback = new CoreRouter(fallbackPool(pool), { model: w.model, seed: config.seed });
   const kvEvents = info.indexFeed === "engine-events";
@@ -77,6 +97,9 @@ export function simulatePolicy(
   const probe = new QueueProbe();
 
   const requests: EngineRequest[] = new Array(w.size);
+  /** The prefill leg of each disaggregated request, on its prefill origin's engine. */
+  const prefillLegs: (EngineRequest | undefined)[] = new Array(w.size);
+  const transferMs: number[] = [];
   const tickets: (string | null)[] = new Array(w.size).fill(null);
   /** Which router issued each request's ticket: the pool's, or the fallback. */
   const routedBy: CoreRouter[] = new Array(w.size);
@@ -99,6 +122,18 @@ export function simulatePolicy(
     queue.push(t, ENGINE, o, versions[o]);
   };
 
+  /** `r` joins engine `o` at `t`, cutting a decode span so its next iteration sees it. */
+  const submit = (o: number, r: EngineRequest, t: number) => {
+    const engine = engines[o] as Engine;
+    engine.enqueue(r);
+    if (engine.busy) {
+      const end = engine.interrupt(t);
+      if (end !== due[o]) wake(o, end);
+    } else if (Number.isNaN(due[o] as number)) {
+      wake(o, t);
+    }
+  };
+
   const arrive = (i: number, t: number) => {
     const hashes = hashesOf(w, i);
     const promptTokens = w.promptTokens[i] as number;
@@ -111,30 +146,57 @@ export function simulatePolicy(
       routedBy[i] = fallback;
     }
     const o = indexOf.get(decision.origin as string) as number;
+    const p = decision.prefill ? (indexOf.get(decision.prefill.origin) as number) : -1;
     tickets[i] = decision.ticket;
     routedTo[i] = o;
-    // Engine truth at arrival: did another origin hold a longer prefix than the chosen one?
+    // Engine truth at arrival: did another origin of the role that prefills (prefill origins
+    // for a remote prefill, else the others) hold a longer prefix than the one chosen?
+    const prefiller = p >= 0 ? p : o;
     const limit = Math.floor((promptTokens - 1) / w.chunkTokens);
-    const chosen = (engines[o] as Engine).cache.lookup(hashes, limit);
-    if (engines.some((e) => e.cache.lookup(hashes, limit) > chosen)) overflows++;
+    const chosen = (engines[prefiller] as Engine).cache.lookup(hashes, limit);
+    const rival = (e: Engine, k: number) =>
+      prefillRole[k] === prefillRole[prefiller] && e.cache.lookup(hashes, limit) > chosen;
+    if (engines.some(rival)) overflows++;
+    if (p >= 0) {
+      // The prefill leg: one output token, as the Worker asks vLLM's prefill engine.
+      const leg = engineRequest(i, hashes, promptTokens, 1, t);
+      prefillLegs[i] = leg;
+      submit(p, leg, t);
+      return;
+    }
     const r = engineRequest(i, hashes, promptTokens, w.outputTokens[i] as number, t);
     requests[i] = r;
-    const engine = engines[o] as Engine;
-    engine.enqueue(r);
-    if (engine.busy) {
-      const end = engine.interrupt(t);
-      if (end !== due[o]) wake(o, end);
-    } else if (Number.isNaN(due[o] as number)) {
-      wake(o, t);
-    }
+    submit(o, r, t);
+  };
+
+  /** A prefill leg ended at `t`: the KV its decode engine lacks travels there. */
+  const prefilledRemotely = (leg: EngineRequest, t: number) => {
+    const o = routedTo[leg.id] as number;
+    const held = (engines[o] as Engine).cache.lookup(leg.hashes, leg.hashes.length);
+    const ms = kvTransferMs(profile, leg.promptTokens - 1 - held * w.chunkTokens);
+    transferMs.push(ms);
+    queue.push(t + ms, TRANSFER, o, 0, leg.id);
+  };
+
+  /** The KV of request `i` reached its decode engine `o` at `t`. */
+  const transferred = (i: number, o: number, t: number) => {
+    const leg = prefillLegs[i] as EngineRequest;
+    const output = w.outputTokens[i] as number;
+    const remote = leg.promptTokens - 1;
+    const r = engineRequest(i, leg.hashes, leg.promptTokens, output, leg.arrivalMs, remote);
+    requests[i] = r;
+    submit(o, r, t);
   };
 
   const finish = (r: EngineRequest, t: number) => {
+    const leg = prefillLegs[r.id];
+    if (leg === r) return prefilledRemotely(leg, t);
     const ticket = tickets[r.id];
     if (ticket !== null && ticket !== undefined) {
+      const prefill = leg && { promptTokens: leg.promptTokens, cachedTokens: leg.cachedTokens };
       const known = (routedBy[r.id] as CoreRouter).complete(
         ticket,
-        { ok: true, promptTokens: r.promptTokens, cachedTokens: r.cachedTokens },
+        { ok: true, promptTokens: r.promptTokens, cachedTokens: r.cachedTokens, prefill },
         t,
       );
       if (!known) expired++;
@@ -160,6 +222,9 @@ export function simulatePolicy(
   };
 
   const firstToken = (r: EngineRequest, t: number) => {
+    // A prefill leg's token is not the client's: the decode engine's first one is (and tells
+    // the router both legs are past their prefill).
+    if (prefillLegs[r.id] === r) return;
     const ticket = tickets[r.id];
     if (ticket) (routedBy[r.id] as CoreRouter).firstToken(ticket, t);
   };
@@ -202,6 +267,9 @@ export function simulatePolicy(
       case ENGINE:
         if (event.version === versions[event.origin]) step(event.origin, event.t);
         break;
+      case TRANSFER:
+        transferred(event.payload as number, event.origin, event.t);
+        break;
       case DELIVERY:
         router.ingest(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
         break;
@@ -219,6 +287,8 @@ export function simulatePolicy(
     policy: router.policyName,
     ids,
     requests,
+    prefillLegs,
+    pd: fleet && { fleet, reasons: stats.pd.byReason, transferMs },
     routedTo,
     prefilled,
     engines,

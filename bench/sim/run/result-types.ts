@@ -6,16 +6,27 @@
  * gives byte-identical JSON.
  */
 import type { Information } from "./information.ts";
+import type { Spread } from "./inter-token.ts";
+import type { DisaggregationMode } from "./pd-fleet.ts";
 
 export interface PolicyResult {
   /** The policy, or `cost x0.7` for a run whose settings' prefill speed was mis-calibrated. */
   policy: string;
   /** What the policy's router was told, and how late (information.ts). */
   information?: Information;
-  /** Engine-reported cached prompt tokens / prompt tokens. */
+  /**
+   * Engine-reported cached prompt tokens / prompt tokens (for a disaggregated request, its
+   * prefill engine's: what saved prefill work).
+   */
   hitRate: number;
   ttftMs: { mean: number; p50: number; p90: number; p99: number };
   e2eMs: { p50: number; p99: number };
+  /** Every gap between consecutive output tokens, pooled over requests (vLLM's ITL). */
+  itlMs: Spread;
+  /** Per request: mean time between its output tokens (TPOT), over requests (inter-token.ts). */
+  tpotMs: Spread;
+  /** Per request: longest gap between two of its output tokens, over requests. */
+  itlMaxGapMs: Spread;
   /** Completed requests per second of simulated time, first arrival to last completion. */
   throughputRps: number;
   /** Max / mean over origins of prefill tokens computed (engine truth). */
@@ -50,6 +61,17 @@ export interface PolicyResult {
   ttftCdfMs: number[];
   /** Requests running or waiting at each origin, averaged over each bucket of report ticks. */
   timeline: { bucketMs: number; outstanding: number[][] };
+  /** A P/D fleet's figures; null for an aggregated fleet. */
+  pd: PdResult | null;
+}
+
+export interface PdResult {
+  /** Decisions by `pdReason` (router/disaggregation.ts). */
+  reasons: Record<string, number>;
+  /** Share of requests prefilled on a prefill origin. */
+  remoteRate: number;
+  /** KV transfers, prefill engine to decode engine. */
+  kvTransferMs: { mean: number; p50: number; p99: number };
 }
 
 export interface BenchResult {
@@ -68,6 +90,10 @@ export interface BenchResult {
   reportDelayMs: number;
   /** Delay of scrapes, polls and KV events that baselines read from engines directly. */
   engineDelayMs?: number;
+  /** Output lengths were the trace's times this (`--output-scale`). */
+  outputScale: number;
+  /** The fleet's prefill/decode split and disaggregation mode; null when aggregated. */
+  pd: { prefill: number; decode: number; mode: DisaggregationMode } | null;
   oracleHitRate: number;
   fleetOracleHitRate: number;
   results: PolicyResult[];

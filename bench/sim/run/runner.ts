@@ -17,6 +17,7 @@ import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts
 import { buildWorkload, loadTrace, type TraceSource, type Workload } from "../workload/workload.ts";
 import { simulatePolicy } from "./fleet-sim.ts";
 import { informationOf, READS_PREFILL_SPEED } from "./information.ts";
+import type { PdFleet } from "./pd-fleet.ts";
 import type { BenchResult, PolicyResult } from "./result-types.ts";
 
 /** Everything a replay depends on; plain data, so it crosses to a worker unchanged. */
@@ -38,6 +39,10 @@ export interface BenchSpec {
   engineDelayMs: number;
   /** Settings' prefill speed = profile nominal x each factor (policies that read it). */
   prefillCalibration: readonly number[];
+  /** Output lengths times this (default 1: the trace's). */
+  outputScale?: number | undefined;
+  /** A P/D fleet: prefill + decode = origins (absent or null: aggregated). */
+  pd?: PdFleet | null | undefined;
 }
 
 /** One replay: a policy, the calibration of its settings' prefill speed, and its label. */
@@ -75,6 +80,7 @@ export function workloadOf(spec: BenchSpec): Workload {
     origins: spec.origins,
     profile: profileNamed(spec.profile),
     chunkTokens: spec.chunkTokens,
+    outputScale: spec.outputScale ?? 1,
   });
 }
 
@@ -95,6 +101,7 @@ export function runPolicy(
       profile: profileNamed(spec.profile),
       seed: spec.seed,
       information,
+      pd: spec.pd ?? null,
     },
     onProgress,
   );
@@ -130,6 +137,8 @@ export async function runBenchmark(
     reportIntervalMs: spec.reportIntervalMs,
     reportDelayMs: spec.reportDelayMs,
     engineDelayMs: spec.engineDelayMs,
+    outputScale: spec.outputScale ?? 1,
+    pd: spec.pd ? { prefill: spec.pd.prefill, decode: spec.pd.decode, mode: spec.pd.mode } : null,
     oracleHitRate,
     fleetOracleHitRate: fleetOracle,
     results: await results,

@@ -5,13 +5,19 @@
  */
 import type { Engine, EngineRequest } from "../../../sim/engine/engine.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
-import type { PolicyResult } from "./result-types.ts";
+import { interTokenLatency, spreadOf } from "./inter-token.ts";
+import type { PdFleet } from "./pd-fleet.ts";
+import type { PdResult, PolicyResult } from "./result-types.ts";
 import type { Timeline } from "./timeline.ts";
 
 export interface Replay {
   policy: string;
   ids: readonly string[];
   requests: readonly EngineRequest[];
+  /** Each disaggregated request's prefill leg (its prefill engine's request). */
+  prefillLegs: readonly (EngineRequest | undefined)[];
+  /** A P/D fleet's layout, decisions and KV transfer times; null when aggregated. */
+  pd: { fleet: PdFleet; reasons: Record<string, number>; transferMs: number[] } | null;
   routedTo: Int32Array;
   prefilled: Float64Array;
   engines: readonly Engine[];
@@ -40,7 +46,8 @@ export function summarise(r: Replay): PolicyResult {
   r.requests.forEach((q, i) => {
     ttft[i] = q.firstTokenMs - q.arrivalMs;
     e2e[i] = q.finishMs - q.arrivalMs;
-    cached += q.cachedTokens;
+    // A decode engine counts the KV it was sent as cached; the prefill engine's hit saved work.
+    cached += (r.prefillLegs[i] ?? q).cachedTokens;
     prompt += q.promptTokens;
     firstArrival = Math.min(firstArrival, q.arrivalMs);
     lastFinish = Math.max(lastFinish, q.finishMs);
@@ -55,6 +62,8 @@ export function summarise(r: Replay): PolicyResult {
   const engineTime = r.engines.length * Math.max(1, lastFinish - firstArrival);
   const busy = r.engines.reduce((a, e) => a + e.busyMs, 0);
   const prefillBusy = r.engines.reduce((a, e) => a + e.prefillBusyMs, 0);
+  const gaps = r.engines.map((e) => e.gaps);
+  const { itlMs, tpotMs, maxGapMs } = interTokenLatency(r.requests, gaps);
   return {
     policy: r.policy,
     hitRate: round(prompt > 0 ? cached / prompt : 0, 4),
@@ -65,6 +74,9 @@ export function summarise(r: Replay): PolicyResult {
       p99: ms(quantile(ttft, 0.99)),
     },
     e2eMs: { p50: ms(quantile(e2e, 0.5)), p99: ms(quantile(e2e, 0.99)) },
+    itlMs,
+    tpotMs,
+    itlMaxGapMs: maxGapMs,
     throughputRps: round(
       lastFinish > firstArrival ? (n * 1000) / (lastFinish - firstArrival) : 0,
       3,
@@ -85,5 +97,15 @@ export function summarise(r: Replay): PolicyResult {
     perOrigin,
     ttftCdfMs: Array.from({ length: 101 }, (_, k) => ms(quantile(ttft, k / 100))),
     timeline: { bucketMs: round(r.timeline.bucketMs, 1), outstanding: r.timeline.series() },
+    pd: r.pd && pdResult(r.pd, n),
+  };
+}
+
+function pdResult(pd: NonNullable<Replay["pd"]>, requests: number): PdResult {
+  const { mean, p50, p99 } = spreadOf(pd.transferMs);
+  return {
+    reasons: Object.fromEntries(Object.entries(pd.reasons).sort(([a], [b]) => (a < b ? -1 : 1))),
+    remoteRate: round(requests > 0 ? pd.transferMs.length / requests : 0, 4),
+    kvTransferMs: { mean, p50, p99 },
   };
 }

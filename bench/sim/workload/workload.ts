@@ -27,6 +27,8 @@ export interface WorkloadOptions {
   origins: number;
   profile: EngineProfile;
   chunkTokens: number;
+  /** Output lengths times this (e.g. 4 for a long-output variant of a trace); default 1. */
+  outputScale?: number | undefined;
 }
 
 export interface Workload {
@@ -97,7 +99,9 @@ export function buildWorkload(trace: Trace, options: WorkloadOptions): Workload 
     size: n,
     arrivalMs: Float64Array.from(stamps, (t) => (t - first) * scale),
     promptTokens: Int32Array.from(prompts),
-    outputTokens: Int32Array.from(records, (r) => r.outputTokens),
+    outputTokens: Int32Array.from(records, (r) =>
+      Math.max(1, Math.round(r.outputTokens * (options.outputScale ?? 1))),
+    ),
     hashStart,
     hashes,
     timeScale: scale,
