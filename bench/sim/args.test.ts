@@ -44,7 +44,15 @@ describe("parseCli", () => {
     expect(parseCli([]).spec.pd).toBeNull();
   });
 
+  it("reads bench:pd's seeds and modes", () => {
+    expect(parseCli([])).toMatchObject({ seeds: [1, 2, 3], modes: ["conditional", "always"] });
+    const o = parseCli(["--seeds", "4,5", "--modes", "never"]);
+    expect(o).toMatchObject({ seeds: [4, 5], modes: ["never"] });
+  });
+
   it.each([
+    [["--modes", "sometimes"], /--modes: unknown mode "sometimes"/],
+    [["--seeds", "1,x"], /--seeds must be a number/],
     [["--pd", "2-6"], /--pd must be PREFILL:DECODE/],
     [["--pd", "0:6"], /--pd must be a number in \[1, 255\]/],
     [["--pd", "2:6", "--origins", "16"], /--pd 2:6 is 8 origins, not 16/],

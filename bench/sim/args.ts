@@ -47,12 +47,15 @@ export const USAGE = `usage: npm run bench -- [options]
   --disaggregation MODE  with --pd: ${DISAGGREGATION_MODES.join(" | ")} (default conditional)
   --min-uncached N       with --pd, conditional: the rule's minUncachedTokens (default 2048)
   --max-uncached-fraction F   ... its maxUncachedFraction (default 1)
-  --prefill-busy-ms MS   ... its prefillBusyMs (default 1000)
+  --prefill-busy-ms MS   ... its prefillBusyMs (default 250)
   --threads N            policies replayed at once, 0..${MAX_THREADS} (default ${MAX_THREADS}; 0 = this thread)
   --json PATH            results JSON (default bench/results/<trace>-<origins>o-load<load>.json,
                          bench:fleet: bench/results/fleet.json)
   --html PATH            HTML report (default beside the JSON)
-  --sizes LIST           bench:fleet only: fleet sizes (default 2,4,8,16,32)`;
+  --sizes LIST           bench:fleet only: fleet sizes (default 2,4,8,16,32)
+  --seeds LIST           bench:pd only: seeds to replay each fleet with (default 1,2,3)
+  --modes LIST           bench:pd only: P/D modes beside the aggregated fleet
+                         (default conditional,always)`;
 
 export interface CliOptions {
   spec: BenchSpec;
@@ -66,6 +69,9 @@ export interface CliOptions {
   slug: string;
   /** `--sizes` of the fleet sweep. */
   sizes: number[];
+  /** `--seeds` and `--modes` of the P/D comparison. */
+  seeds: number[];
+  modes: DisaggregationMode[];
 }
 
 export class UsageError extends Error {}
@@ -157,6 +163,18 @@ function pdOf(values: Record<string, string | boolean | undefined>): PdFleet | n
   return { prefill, decode, mode: mode as DisaggregationMode, rule: overrides };
 }
 
+function modesOf(text: string): DisaggregationMode[] {
+  const modes = text.split(",").map((s) => s.trim());
+  for (const mode of modes) {
+    if (!(DISAGGREGATION_MODES as readonly string[]).includes(mode)) {
+      throw new UsageError(
+        `--modes: unknown mode "${mode}"; known: ${DISAGGREGATION_MODES.join(", ")}`,
+      );
+    }
+  }
+  return modes as DisaggregationMode[];
+}
+
 function optional<T>(
   values: Record<string, string | boolean | undefined>,
   name: string,
@@ -215,6 +233,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
       json: { type: "string" },
       html: { type: "string" },
       sizes: { type: "string" },
+      seeds: { type: "string" },
+      modes: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -273,6 +293,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     html: values.html === undefined ? undefined : resolve(values.html),
     slug,
     sizes,
+    seeds: (values.seeds ?? "1,2,3").split(",").map((s) => integer("seeds", s, 0, 0, 2 ** 31 - 1)),
+    modes: modesOf(values.modes ?? "conditional,always"),
   };
 }
 

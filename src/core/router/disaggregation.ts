@@ -14,8 +14,9 @@
  * 4. `pd:no-prefill-origin`: no prefill origin is eligible (down, draining, circuit open).
  * 5. `pd:prefill-busy`: the best prefill origin (prefill-choice.ts) has more than
  *    `prefillBusyMs` of work queued: the decode origin prefills instead of waiting (Dynamo's
- *    PrefillLoadPolicy: active prefill tokens over 4 x max_num_batched_tokens, about 1.3 s of
- *    an H100's prefill of Llama-3.1-8B).
+ *    PrefillLoadPolicy, whose line is active prefill tokens over 4 x max_num_batched_tokens,
+ *    about 1.3 s of an H100's prefill of Llama-3.1-8B; the default 250 ms was measured better,
+ *    bench/sim/README.md).
  * 6. `pd:remote`: the prefill origin prefills, the decode origin takes its KV.
  *
  * Pure: the router hands in what it read of the index and the load board.

@@ -1,0 +1,113 @@
+/**
+ * The P/D comparison as printed tables and target lines: per policy and fleet, the mean over
+ * seeds of TTFT, ITL (every inter-token gap, pooled), TPOT (each request's mean gap), the
+ * longest gap and the share prefilled remotely; then the issue's targets, measured and printed
+ * (never asserted), each a ratio per seed, shown as the mean and the range over seeds.
+ */
+import { round } from "../../../sim/report/stats.ts";
+import { formatTable } from "../../../sim/report/table.ts";
+import type { FleetName, PdComparison } from "../run/pd-comparison.ts";
+import type { PolicyResult } from "../run/result-types.ts";
+
+type Figure = (p: PolicyResult) => number;
+
+const FIGURES: [string, Figure][] = [
+  ["TTFT p50", (p) => p.ttftMs.p50],
+  ["p90", (p) => p.ttftMs.p90],
+  ["p99 ms", (p) => p.ttftMs.p99],
+  ["ITL p50", (p) => p.itlMs.p50],
+  ["p99", (p) => p.itlMs.p99],
+  ["TPOT p50", (p) => p.tpotMs.p50],
+  ["p99", (p) => p.tpotMs.p99],
+  ["gap p99 ms", (p) => p.itlMaxGapMs.p99],
+  ["remote", (p) => p.pd?.remoteRate ?? 0],
+];
+
+function results(c: PdComparison, fleet: FleetName, policy: string): PolicyResult[] {
+  return c.runs
+    .filter((r) => r.fleet === fleet)
+    .map((r) => r.result.results.find((p) => p.policy === policy))
+    .filter((p): p is PolicyResult => p !== undefined);
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+function fleetLabel(c: PdComparison, fleet: FleetName): string {
+  const n = c.prefill + c.decode;
+  return fleet === "aggregated" ? `aggregated ${n}` : `P/D ${c.prefill}:${c.decode} ${fleet}`;
+}
+
+export function policiesOf(c: PdComparison): string[] {
+  return c.runs[0]?.result.results.map((p) => p.policy) ?? [];
+}
+
+/** One table per policy: a row per fleet, each figure the mean over seeds. */
+export function pdTable(c: PdComparison, policy: string): string {
+  const header = ["fleet", ...FIGURES.map(([name]) => name)];
+  const rows = c.fleets.map((fleet) => {
+    const rs = results(c, fleet, policy);
+    return [
+      fleetLabel(c, fleet),
+      ...FIGURES.map(([name, f]) => {
+        const v = mean(rs.map(f));
+        if (name === "remote") return fleet === "aggregated" ? "-" : v.toFixed(3);
+        return v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US");
+      }),
+    ];
+  });
+  return formatTable(rows, { header });
+}
+
+export interface Ratio {
+  mean: number;
+  min: number;
+  max: number;
+}
+
+/** `a`'s figure over `b`'s, per seed, as the mean and range over seeds. */
+export function ratio(
+  c: PdComparison,
+  policy: string,
+  a: FleetName,
+  b: FleetName,
+  f: Figure,
+): Ratio | null {
+  const ra = results(c, a, policy);
+  const rb = results(c, b, policy);
+  if (ra.length === 0 || ra.length !== rb.length) return null;
+  const xs = ra.map((p, i) => f(p) / Math.max(1e-9, f(rb[i] as PolicyResult)));
+  return {
+    mean: round(mean(xs), 3),
+    min: round(Math.min(...xs), 3),
+    max: round(Math.max(...xs), 3),
+  };
+}
+
+const show = (r: Ratio) => `${r.mean.toFixed(2)}x (${r.min.toFixed(2)}-${r.max.toFixed(2)})`;
+const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+
+/** The targets for one policy: conditional P/D against the aggregated fleet and against always. */
+export function pdTargetLines(c: PdComparison, policy: string): string[] {
+  const out: string[] = [];
+  const itl = ratio(c, policy, "conditional", "aggregated", (p) => p.itlMs.p99);
+  const tpot = ratio(c, policy, "conditional", "aggregated", (p) => p.tpotMs.p99);
+  const ttft = ratio(c, policy, "conditional", "aggregated", (p) => p.ttftMs.p90);
+  if (itl && tpot && ttft) {
+    out.push(
+      `long prompts: conditional p99 ITL <= 0.5x aggregated: ${show(itl)} -> ` +
+        `${verdict(itl.mean <= 0.5)} (p99 TPOT ${show(tpot)})`,
+      `long prompts: conditional p90 TTFT <= 1.2x aggregated: ${show(ttft)} -> ${verdict(ttft.mean <= 1.2)}`,
+      `short prompts: conditional no worse than aggregated (p90 TTFT and p99 ITL <= 1x): ` +
+        `${show(ttft)}, ${show(itl)} -> ${verdict(ttft.mean <= 1 && itl.mean <= 1)}`,
+    );
+  }
+  const always = ratio(c, policy, "conditional", "always", (p) => p.ttftMs.p90);
+  const alwaysItl = ratio(c, policy, "conditional", "always", (p) => p.itlMs.p99);
+  if (always && alwaysItl) {
+    out.push(
+      `short prompts: conditional better than always (p90 TTFT < 1x always): ${show(always)} -> ` +
+        `${verdict(always.mean < 1)} (p99 ITL ${show(alwaysItl)})`,
+    );
+  }
+  return out;
+}

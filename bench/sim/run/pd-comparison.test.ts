@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_TRACE } from "../args.ts";
+import { pdTable, pdTargetLines, ratio } from "../report/pd-table.ts";
+import { toJson } from "../report/write.ts";
+import { runPdComparison } from "./pd-comparison.ts";
+import type { BenchSpec } from "./runner.ts";
+
+const TINY: BenchSpec = {
+  source: { kind: "mooncake", path: DEFAULT_TRACE },
+  trace: "conversation_trace.jsonl",
+  limit: 48,
+  arrivals: "spread",
+  load: 0.8,
+  origins: 4,
+  profile: "llama-3.1-8b-h100",
+  chunkTokens: 64,
+  seed: 1,
+  reportIntervalMs: 1000,
+  reportDelayMs: 100,
+  engineDelayMs: 10,
+  prefillCalibration: [1],
+};
+const PD = { prefill: 1, decode: 3, mode: "conditional" as const };
+
+describe("P/D comparison", () => {
+  it("replays every fleet with every seed, in a fixed order, byte-identical", async () => {
+    const run = (concurrency: number) =>
+      runPdComparison(TINY, PD, ["cost"], { seeds: [1, 2], modes: ["conditional"], concurrency });
+    const c = await run(2);
+    expect(c.runs.map((r) => [r.fleet, r.seed])).toEqual([
+      ["aggregated", 1],
+      ["conditional", 1],
+      ["aggregated", 2],
+      ["conditional", 2],
+    ]);
+    // Equal GPU count: the aggregated fleet has prefill + decode origins, all serving alone.
+    expect(c.runs[0]?.result).toMatchObject({ origins: 4, pd: null });
+    expect(c.runs[1]?.result.pd).toEqual(PD);
+    expect(toJson(await run(1))).toBe(toJson(c));
+    // A table row per fleet, and the targets as ratios of the same seeds' figures.
+    expect(pdTable(c, "cost").split("\n")).toHaveLength(2 + 2);
+    const itl = ratio(c, "cost", "conditional", "aggregated", (p) => p.itlMs.p99);
+    const [a1, c1, a2, c2] = c.runs.map((r) => r.result.results[0]?.itlMs.p99 as number);
+    expect(itl?.min).toBeCloseTo(
+      Math.min((c1 as number) / (a1 as number), (c2 as number) / (a2 as number)),
+      3,
+    );
+    expect(pdTargetLines(c, "cost")[0]).toMatch(
+      /conditional p99 ITL <= 0.5x aggregated: .* -> (met|MISSED)/,
+    );
+  }, 60_000);
+});
