@@ -29,7 +29,7 @@ describe("parseCli", () => {
     [["--format", "synthetic:nope"], /known generators are rag/],
     [["--trace", "/nonexistent.jsonl"], /no such file/],
     [["--threads", "3"], /--threads must be a number in \[0, 2\]/],
-    [["--arrivals", "later"], /--arrivals must be spread or burst/],
+    [["--arrivals", "later"], /--arrivals must be jitter, spread, burst/],
   ])("rejects %j", (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);

@@ -7,6 +7,7 @@ import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
+import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
@@ -32,7 +33,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --profile NAME         ${Object.keys(PROFILES).join(" | ")} (default ${DEFAULT_PROFILE})
   --seed N               router and generator seed (default 1)
   --limit N              replay the first N requests (synthetic: generate N, default ${SYNTHETIC_REQUESTS})
-  --arrivals MODE        spread (ties spread to the next stamp, default) | burst (as recorded)
+  --arrivals MODE        jitter (ties at seeded random times up to the next stamp, default) |
+                         spread (ties evenly up to the next stamp) | burst (as recorded)
   --report-interval MS   engine load report period (default 1000)
   --report-delay MS      delay before a report reaches the router (default 100)
   --threads N            policies replayed at once, 0..${MAX_THREADS} (default ${MAX_THREADS}; 0 = this thread)
@@ -154,9 +156,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
       `--profile must be one of ${Object.keys(PROFILES).join(", ")}, got "${profile}"`,
     );
   }
-  const arrivals = values.arrivals ?? "spread";
-  if (arrivals !== "spread" && arrivals !== "burst") {
-    throw new UsageError(`--arrivals must be spread or burst, got "${arrivals}"`);
+  const arrivals = (values.arrivals ?? "jitter") as ArrivalMode;
+  if (!ARRIVAL_MODES.includes(arrivals)) {
+    throw new UsageError(`--arrivals must be ${ARRIVAL_MODES.join(", ")}, got "${arrivals}"`);
   }
   const origins = integer("origins", values.origins, 8, 1, 256);
   const load = number("load", values.load, 0.8, 0.01, 10);

@@ -43,6 +43,7 @@ export function workloadOf(spec: BenchSpec): Workload {
   return buildWorkload(loadTrace(spec.source), {
     limit: spec.limit,
     arrivals: spec.arrivals,
+    seed: spec.seed,
     load: spec.load,
     origins: spec.origins,
     profile: profileNamed(spec.profile),
