@@ -23,7 +23,7 @@ const SYNTHETIC_REQUESTS = 4000;
 /** The machine has 2 cores: never more replays at once than that. */
 const MAX_THREADS = 2;
 
-export const USAGE = `usage: npm run bench -- [options]
+export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [options]
   --trace PATH           Mooncake JSONL or Azure CSV (default: bench/traces/conversation_trace.jsonl)
   --format F             mooncake | azure | synthetic:${Object.keys(GENERATORS).join("|synthetic:")}
                          (default: from the file extension)
@@ -31,7 +31,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --load X               offered prefill work / fleet prefill capacity (default 0.8)
   --policies LIST        all, or a comma list of ${POLICY_TYPES.join(", ")}
   --profile NAME         ${Object.keys(PROFILES).join(" | ")} (default ${DEFAULT_PROFILE})
-  --seed N               router and generator seed (default 1)
+  --seed N               router, generator and arrival-jitter seed (default 1)
+  --seeds K              run seeds N .. N+K-1 and show the spread over them (default 1)
   --limit N              replay the first N requests (synthetic: generate N, default ${SYNTHETIC_REQUESTS})
   --arrivals MODE        jitter (ties at seeded random times up to the next stamp, default) |
                          spread (ties evenly up to the next stamp) | burst (as recorded)
@@ -41,7 +42,14 @@ export const USAGE = `usage: npm run bench -- [options]
   --json PATH            results JSON (default bench/results/<trace>-<origins>o-load<load>.json,
                          bench:fleet: bench/results/fleet.json)
   --html PATH            HTML report (default beside the JSON)
-  --sizes LIST           bench:fleet only: fleet sizes (default 2,4,8,16,32)`;
+  --sizes LIST           bench:fleet only: fleet sizes (default 2,4,8,16,32)
+  --slo Q:MS             bench:capacity only: TTFT objective, Q one of p50, p90, p99
+                         (default p90:2000; the suite sets one per workload)
+  --resolution R         bench:capacity only: bisect until hi/lo <= 1+R (default 0.02)
+  --max-probes N         bench:capacity only: probes per policy and seed (default 16)
+  --suite NAME           bench:capacity only: run a workload set (standard | smoke)
+  --out DIR              bench:capacity --suite only: output folder (default bench/results/capacity)
+  (--load is ignored by bench:capacity: it searches the rate)`;
 
 export interface CliOptions {
   spec: BenchSpec;
@@ -55,6 +63,14 @@ export interface CliOptions {
   slug: string;
   /** `--sizes` of the fleet sweep. */
   sizes: number[];
+  /** `--seed` .. `--seed` + `--seeds` - 1. */
+  seeds: number[];
+  /** bench:capacity: `--slo` as given (undefined: the workload's default). */
+  slo: string | undefined;
+  resolution: number;
+  maxProbes: number;
+  suite: string | undefined;
+  out: string | undefined;
 }
 
 export class UsageError extends Error {}
@@ -142,6 +158,12 @@ export function parseCli(argv: readonly string[]): CliOptions {
       json: { type: "string" },
       html: { type: "string" },
       sizes: { type: "string" },
+      seeds: { type: "string" },
+      slo: { type: "string" },
+      resolution: { type: "string" },
+      "max-probes": { type: "string" },
+      suite: { type: "string" },
+      out: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -180,6 +202,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const sizes = (values.sizes ?? "2,4,8,16,32")
     .split(",")
     .map((s) => integer("sizes", s, 0, 1, 256));
+  const seeds = integer("seeds", values.seeds, 1, 1, 100);
   return {
     spec,
     policies: policiesOf(values.policies ?? "all"),
@@ -188,6 +211,12 @@ export function parseCli(argv: readonly string[]): CliOptions {
     html: values.html === undefined ? undefined : resolve(values.html),
     slug,
     sizes,
+    seeds: Array.from({ length: seeds }, (_, k) => seed + k),
+    slo: values.slo,
+    resolution: number("resolution", values.resolution, 0.02, 0.001, 1),
+    maxProbes: integer("max-probes", values["max-probes"], 16, 1, 100),
+    suite: values.suite,
+    out: values.out === undefined ? undefined : resolve(values.out),
   };
 }
 

@@ -15,7 +15,7 @@ export interface FleetSweep {
   runs: BenchResult[];
 }
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeXml(title)}</title>
 <style>
@@ -31,7 +31,7 @@ ${body}
 `;
 }
 
-function pre(lines: readonly string[]): string {
+export function pre(lines: readonly string[]): string {
   return `<pre>${escapeXml(lines.join("\n"))}</pre>`;
 }
 

@@ -12,6 +12,7 @@ function policy(name: string, hitRate: number, mean: number, p99: number): Polic
     ttftMs: { mean, p50: mean / 2, p90: p99 / 2, p99 },
     e2eMs: { p50: mean * 3, p99: p99 * 2 },
     throughputRps: 4,
+    secondHalf: { fromMs: 500, toMs: 1000, arrived: 5, completed: 5 },
     imbalance: 1.1,
     overflowRate: 0.1,
     fallbackRate: 0,

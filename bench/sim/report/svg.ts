@@ -1,6 +1,7 @@
 /**
  * Inline SVG charts for the self-contained report (no scripts, no CDN): a line chart with
- * linear or log axes and a bar chart, each with a legend and optional labelled reference lines.
+ * linear or log axes and optional marked points, and a bar chart, each with a legend and
+ * optional labelled reference lines.
  */
 
 export interface Series {
@@ -15,6 +16,13 @@ export interface RefLine {
   color: string;
 }
 
+/** A point drawn as a ring on a line chart (e.g. each seed's capacity). */
+export interface Mark {
+  x: number;
+  y: number;
+  color: string;
+}
+
 export interface ChartOptions {
   title: string;
   xLabel: string;
@@ -26,6 +34,7 @@ export interface ChartOptions {
   /** Explicit x ticks (e.g. the fleet sizes), instead of the computed ones. */
   xTicks?: readonly number[];
   refLines?: readonly RefLine[];
+  marks?: readonly Mark[];
   width?: number;
   height?: number;
 }
@@ -160,7 +169,15 @@ export function lineChart(series: readonly Series[], o: ChartOptions): string {
       return `<polyline points="${pts}" fill="none" stroke="${s.color}" stroke-width="1.6"/>`;
     })
     .join("");
-  return frame(o, grid(o, x, y) + lines, series);
+  const marks = (o.marks ?? [])
+    .filter((m) => (!x.log || m.x > 0) && (!y.log || m.y > 0))
+    .map(
+      (m) =>
+        `<circle cx="${x.at(m.x).toFixed(1)}" cy="${y.at(m.y).toFixed(1)}" r="4.5" ` +
+        `fill="none" stroke="${m.color}" stroke-width="2"/>`,
+    )
+    .join("");
+  return frame(o, grid(o, x, y) + lines + marks, series);
 }
 
 export function barChart(

@@ -13,6 +13,13 @@ export interface PolicyResult {
   e2eMs: { p50: number; p99: number };
   /** Completed requests per second of simulated time, first arrival to last completion. */
   throughputRps: number;
+  /**
+   * Requests that arrived and that completed in the second half of the arrival window (from
+   * midway between the first and last arrival to the last): in a fleet that keeps up they are
+   * equal up to noise, whatever the requests' latency; in one that falls behind, completed /
+   * arrived is its capacity over the offered rate (`npm run bench:capacity`).
+   */
+  secondHalf: { fromMs: number; toMs: number; arrived: number; completed: number };
   /** Max / mean over origins of prefill tokens computed (engine truth). */
   imbalance: number;
   /**
