@@ -22,7 +22,13 @@ describe("parseCli", () => {
     expect(o.policies).toEqual(["cost", "llm-d"]);
   });
 
+  it("runs --seeds consecutive seeds from --seed", () => {
+    expect(parseCli([]).seeds).toEqual([1]);
+    expect(parseCli(["--seed", "5", "--seeds", "3"]).seeds).toEqual([5, 6, 7]);
+  });
+
   it.each([
+    [["--seeds", "0"], /--seeds must be a number in \[1, 100\]/],
     [["--origins", "0"], /--origins must be a number in \[1, 256\]/],
     [["--load", "x"], /--load must be a number/],
     [["--policies", "cost,nope"], /unknown policy "nope"/],

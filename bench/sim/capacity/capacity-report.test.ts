@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { capacityPage, capacityTable, capacityTargets, formatSpread } from "./capacity-report.ts";
+import { formatSpread } from "../report/spread.ts";
+import { capacityPage, capacityTable, capacityTargets } from "./capacity-report.ts";
 import type { CapacityPolicyResult, CapacityResult } from "./capacity-run.ts";
 import type { ProbeRecord } from "./probe.ts";
 

@@ -7,20 +7,14 @@
 import { formatTable } from "../../../sim/report/table.ts";
 import { page, pre } from "../report/html.ts";
 import { colorOf } from "../report/palette.ts";
+import { formatSpread } from "../report/spread.ts";
 import { barChart, lineChart } from "../report/svg.ts";
-import type { CapacityPolicyResult, CapacityResult, Spread } from "./capacity-run.ts";
+import type { CapacityPolicyResult, CapacityResult } from "./capacity-run.ts";
 import { parseObjective } from "./verdict.ts";
 
 const LOAD_BALANCERS = ["round-robin", "random", "least-outstanding", "power-of-two"];
 
 const int = (v: number) => Math.round(v).toLocaleString("en-US");
-
-/** `mean (min-max)`, or just the value when the seeds agree. */
-export function formatSpread(s: Spread, digits: number): string {
-  const f = (v: number) =>
-    v.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
-  return s.min === s.max ? f(s.mean) : `${f(s.mean)} (${f(s.min)}-${f(s.max)})`;
-}
 
 export function capacityHeader(r: CapacityResult): string[] {
   const seeds = r.seeds.map((s) => s.seed);

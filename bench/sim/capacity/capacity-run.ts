@@ -10,6 +10,7 @@
 import { profileNamed } from "../../../sim/engine/profiles.ts";
 import { round } from "../../../sim/report/stats.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
+import { type Spread, spreadOf } from "../report/spread.ts";
 import { type BenchSpec, withSeed } from "../run/runner.ts";
 import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
 import type { Workload } from "../workload/workload.ts";
@@ -28,12 +29,6 @@ export interface CapacitySpec {
   /** Search until the bracket's ratio is at most 1 + resolution. */
   resolution: number;
   maxProbes: number;
-}
-
-export interface Spread {
-  mean: number;
-  min: number;
-  max: number;
 }
 
 export interface SeedSearch {
@@ -91,15 +86,6 @@ const FIRST_STEP = 1.5;
 const MIN_LOAD = 0.01;
 const MAX_LOAD = 20;
 const FIRST_LOAD = 0.5;
-
-export function spreadOf(values: readonly number[]): Spread {
-  const mean = values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
-  return {
-    mean: round(mean, 4),
-    min: round(Math.min(...values), 4),
-    max: round(Math.max(...values), 4),
-  };
-}
 
 function atCapacityOf(searches: readonly SeedSearch[], fleetOracle: Map<number, number>) {
   const points = searches.flatMap((s) => {

@@ -10,9 +10,10 @@
 import { resolve } from "node:path";
 import { formatTable } from "../../../sim/report/table.ts";
 import { parseCli, REPO_ROOT, UsageError } from "../args.ts";
+import { formatSpread } from "../report/spread.ts";
 import { toJson, writeFile } from "../report/write.ts";
 import { capacityOf } from "./capacity-cli.ts";
-import { capacityPage, formatSpread } from "./capacity-report.ts";
+import { capacityPage } from "./capacity-report.ts";
 import type { CapacityPolicyResult, CapacityResult } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
 

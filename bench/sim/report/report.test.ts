@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BenchResult, PolicyResult } from "../run/result-types.ts";
 import { benchPage, fleetPage } from "./html.ts";
+import { policySpreads, spreadTable } from "./spread.ts";
 import { resultsTable } from "./table.ts";
 import { targetLines } from "./targets.ts";
 import { toJson } from "./write.ts";
@@ -76,13 +77,17 @@ describe("reports", () => {
   it("renders the fleet sweep", () => {
     const html = fleetPage({
       sizes: [2, 4],
+      seeds: [1, 2],
       runs: [
         { ...RESULT, origins: 2 },
+        { ...RESULT, origins: 2, seed: 2 },
         { ...RESULT, origins: 4 },
+        { ...RESULT, origins: 4, seed: 2 },
       ],
     });
     expect(html.match(/<svg /g)?.length).toBe(2);
-    expect(html).toContain("4 origins");
+    expect(html).toContain("4 origins, seed 2");
+    expect(html).toContain("mean over seeds 1, 2");
   });
 
   it("prints the targets for cost with figures and verdicts", () => {
@@ -100,5 +105,25 @@ describe("reports", () => {
     expect(toJson({ a: [1, 2.5, -3], b: { c: "x" } })).toBe(
       '{\n  "a": [1, 2.5, -3],\n  "b": {\n    "c": "x"\n  }\n}\n',
     );
+  });
+
+  it("shows each policy's figures over seeds as mean (min-max)", () => {
+    const other = bench([
+      policy("round-robin", 0.07, 24_000, 80_000),
+      policy("prefix-hash", 0.05, 30_000, 100_000),
+      policy("llm-d", 0.15, 4000, 20_000),
+      policy("cost", 0.21, 2100, 17_000),
+    ]);
+    const spreads = policySpreads([RESULT, { ...other, seed: 2 }]);
+    expect(spreads.find((s) => s.policy === "cost")?.ttftMs.p99).toEqual({
+      mean: 16_000,
+      min: 15_000,
+      max: 17_000,
+    });
+    const table = spreadTable(spreads);
+    expect(table).toMatch(/cost\s+0\.2000 \(0\.1900-0\.2100\)\s+2,000 \(1,900-2,100\)/);
+    expect(table).toMatch(/prefix-hash\s+0\.0500\s+30,000\s/);
+    const html = benchPage(RESULT, { seeds: [1, 2], table });
+    expect(html).toContain("Over seeds 1, 2: mean (min-max)");
   });
 });
