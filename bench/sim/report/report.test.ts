@@ -90,14 +90,22 @@ describe("reports", () => {
     expect(html).toContain("mean over seeds 1, 2");
   });
 
-  it("prints the targets for cost with figures and verdicts", () => {
-    const lines = targetLines(RESULT);
-    expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/0\.19 vs 0\.1800 -> met/);
-    expect(lines[1]).toMatch(/0\.8 x llm-d 20,000 ms = 16,000 ms -> met/);
-    expect(lines[2]).toMatch(/1,900 ms vs 20,000 ms \/ 10 -> met \(10\.5x\)/);
-    const noSharing = targetLines(bench(RESULT.results, 0));
-    expect(noSharing.at(-1)).toMatch(/no sharing: .* round-robin 90,000 ms -> met/);
+  it("prints the targets for cost with figures and verdicts, at the loads they name", () => {
+    const atPoint8 = targetLines(RESULT);
+    expect(atPoint8).toHaveLength(2);
+    expect(atPoint8[0]).toMatch(/0\.19 vs 0\.1800 -> met/);
+    expect(atPoint8[1]).toMatch(/0\.8 x llm-d 20,000 ms = 16,000 ms -> met/);
+    const atOne = targetLines({ ...RESULT, load: 1 });
+    expect(atOne).toHaveLength(2);
+    expect(atOne[1]).toMatch(/1,900 ms vs 20,000 ms \/ 10 -> met \(10\.5x\)/);
+    // The hit-rate target names 8 and 16 origins.
+    expect(targetLines({ ...RESULT, origins: 32 })).toHaveLength(1);
+    expect(targetLines({ ...RESULT, load: 0.6 })).toEqual([
+      "none at load 0.6: the targets name load 0.8 and 1",
+    ]);
+    const noSharing = targetLines({ ...bench(RESULT.results, 0), load: 0.6 });
+    expect(noSharing).toHaveLength(1);
+    expect(noSharing[0]).toMatch(/no sharing: .* round-robin 90,000 ms -> met/);
   });
 
   it("prints one table row per policy and compact JSON arrays", () => {
