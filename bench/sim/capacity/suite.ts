@@ -63,10 +63,33 @@ export const SUITES: Readonly<Record<string, readonly SuiteWorkload[]>> = {
         "p90:1000",
       ],
     },
-    { name: "rag-8", args: ["--format", "synthetic:rag", "--origins", "8", "--slo", "p90:1000"] },
+    // 20,000 generated requests: at 4,000 the second half lasts 25-50 s at capacity, a few
+    // requests' end-to-end times, and completions lag arrivals whenever the rate moves.
+    {
+      name: "rag-8",
+      args: [
+        "--format",
+        "synthetic:rag",
+        "--limit",
+        "20000",
+        "--origins",
+        "8",
+        "--slo",
+        "p90:1000",
+      ],
+    },
     {
       name: "sessions-8",
-      args: ["--format", "synthetic:sessions", "--origins", "8", "--slo", "p90:1000"],
+      args: [
+        "--format",
+        "synthetic:sessions",
+        "--limit",
+        "20000",
+        "--origins",
+        "8",
+        "--slo",
+        "p90:1000",
+      ],
     },
     {
       name: "conversation-8-70b",

@@ -4,17 +4,17 @@ import { backlogOf, parseObjective, verdictOf } from "./verdict.ts";
 
 /**
  * A replay's result with only what the verdict reads: TTFT quantiles, the second half's counts
- * (arrivals over 0..100 s, so the half is 50..100 s) and a 2-origin timeline of 1 s buckets.
+ * (arrivals over 0..100 s, so the half is 50..100 s) and a timeline of 1 s buckets whose
+ * waiting requests follow `backlog`.
  */
 function result(backlog: (t: number) => number, completed = 1000, p90 = 1500): PolicyResult {
-  const buckets = Array.from({ length: 110 }, (_, b) => backlog(b + 0.5));
+  const waiting = Array.from({ length: 110 }, (_, b) => backlog(b + 0.5));
+  // Running requests rise with the rate; the verdict must not read them.
+  const running = waiting.map((_, b) => 100 + 5 * b);
   return {
     ttftMs: { mean: 900, p50: 500, p90, p99: 5000 },
     secondHalf: { fromMs: 50_000, toMs: 100_000, arrived: 1000, completed },
-    timeline: {
-      bucketMs: 1000,
-      outstanding: [buckets.map((v) => v / 2), buckets.map((v) => v / 2)],
-    },
+    timeline: { bucketMs: 1000, outstanding: [running, running], waiting },
   } as PolicyResult;
 }
 
@@ -59,8 +59,9 @@ describe("probe verdict", () => {
     expect(backlogOf(result((t) => 2 * t)).rise).toBeCloseTo(100, 0);
   });
 
-  it("does not call a stable backlog growing, nor a nearly empty fleet's noise", () => {
-    // A stable backlog rising 10% with the trace's rate, and an empty fleet rising 0 -> 2.
+  it("running requests rising with the rate are not a growing backlog (sessions false positive)", () => {
+    // A stable queue rising 10% with the trace's rate, and an empty fleet rising 0 -> 2, both
+    // beside running requests that climb from 100 to 650.
     expect(backlogOf(result((t) => 100 + 0.2 * t)).growing).toBe(false);
     expect(backlogOf(result((t) => (t > 75 ? 2 : 0))).growing).toBe(false);
   });

@@ -10,14 +10,17 @@
  *    fleet's achieved rate over the offered one in that half, and unlike requests over (last
  *    completion - first arrival) it carries no drain tail, so it does not punish a short replay
  *    for its longest request.
- * 3. Backlog not growing: the fleet's backlog (requests running + waiting, summed over origins,
- *    from the report-tick timeline) over the same half, fitted by least squares; it is growing
- *    if the fitted rise across the half exceeds both a third of its mean there and 1% of the
- *    half's arrivals. A backlog that grows steadily from the start rises by 2/3 of its mean over
- *    the second half, one that starts growing mid-run by twice its mean, a stable one by noise;
- *    the 1% floor keeps a nearly empty fleet's noise (a rise of 1 on a mean of 2) from counting.
- *    Rule 2 bounds what the fleet loses; rule 3 catches a queue that grows slowly but for good
- *    (a loose objective would let it pass rule 1).
+ * 3. Backlog not growing: the engines' queue (requests waiting for admission, summed over
+ *    origins, from the report-tick timeline) over the same half, fitted by least squares; it is
+ *    growing if the fitted rise across the half exceeds both a third of its mean there and 1%
+ *    of the half's arrivals. Waiting requests, not running ones: running requests are bounded
+ *    by KV and batch slots and rise with the arrival rate and context lengths of a busy but
+ *    healthy fleet (the sessions workload's do), while the queue grows without bound only when
+ *    the fleet falls behind. A queue growing steadily from the start rises by 2/3 of its mean
+ *    over the second half, one growing from mid-run by twice its mean, a stable one by noise;
+ *    the 1% floor keeps a nearly idle fleet's noise (a rise of 1 on a mean of 2) out. Rule 2
+ *    bounds the throughput lost; rule 3 catches a queue that grows slowly but for good (a loose
+ *    objective would let it pass rule 1).
  */
 import type { PolicyResult } from "../run/result-types.ts";
 
@@ -32,7 +35,7 @@ export interface Objective {
 export const KEEP_UP_RATIO = 0.97;
 
 export interface Backlog {
-  /** Mean fleet backlog over the second half (requests). */
+  /** Mean of the fleet's waiting requests over the second half. */
   mean: number;
   /** Least-squares rise of the backlog across the second half (requests). */
   rise: number;
@@ -74,19 +77,18 @@ function slope(xs: readonly number[], ys: readonly number[]): number {
   return sxx > 0 ? sxy / sxx : 0;
 }
 
-/** The fleet's backlog over the second half of the arrival window, from the timeline. */
+/** The fleet's queue over the second half of the arrival window, from the timeline. */
 export function backlogOf(p: PolicyResult): Backlog {
   const { fromMs, toMs, arrived } = p.secondHalf;
-  const { bucketMs, outstanding } = p.timeline;
+  const { bucketMs, waiting } = p.timeline;
   const xs: number[] = [];
   const ys: number[] = [];
-  const buckets = Math.max(0, ...outstanding.map((s) => s.length));
-  for (let b = 0; b < buckets; b++) {
-    // Buckets wholly inside the half; their samples are report ticks averaged per origin.
-    if (b * bucketMs < fromMs || (b + 1) * bucketMs > toMs) continue;
+  waiting.forEach((v, b) => {
+    // Buckets wholly inside the half; each is the mean of its report ticks.
+    if (b * bucketMs < fromMs || (b + 1) * bucketMs > toMs) return;
     xs.push((b + 0.5) * bucketMs);
-    ys.push(outstanding.reduce((a, s) => a + (s[b] ?? 0), 0));
-  }
+    ys.push(v);
+  });
   const mean = ys.reduce((a, b) => a + b, 0) / Math.max(1, ys.length);
   const rise = slope(xs, ys) * (toMs - fromMs);
   return {

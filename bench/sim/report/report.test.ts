@@ -35,6 +35,7 @@ function policy(name: string, hitRate: number, mean: number, p99: number): Polic
         [1, 2, 3],
         [0, 1, 0],
       ],
+      waiting: [0, 1, 0],
     },
   };
 }

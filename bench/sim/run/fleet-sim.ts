@@ -162,7 +162,7 @@ export function simulatePolicy(
         kvUsage: e.kvUsage,
       };
       queue.push(t + config.reportDelayMs, DELIVERY, o, 0, load);
-      timeline.sample(o, t, e.running + e.waiting);
+      timeline.sample(o, t, e.running + e.waiting, e.waiting);
     });
     if (completed < w.size) queue.push(t + config.reportIntervalMs, SNAPSHOT, -1);
   };

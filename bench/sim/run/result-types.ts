@@ -50,8 +50,11 @@ export interface PolicyResult {
   perOrigin: { id: string; requests: number; prefilledTokens: number }[];
   /** TTFT quantiles p0, p1, ..., p100 (for the CDF chart). */
   ttftCdfMs: number[];
-  /** Requests running or waiting at each origin, averaged over each bucket of report ticks. */
-  timeline: { bucketMs: number; outstanding: number[][] };
+  /**
+   * Requests running or waiting at each origin, and requests waiting for admission over the
+   * whole fleet, averaged over each bucket of report ticks.
+   */
+  timeline: { bucketMs: number; outstanding: number[][]; waiting: number[] };
 }
 
 export interface BenchResult {

@@ -94,6 +94,10 @@ export function summarise(r: Replay): PolicyResult {
     expiredLeases: r.expired,
     perOrigin,
     ttftCdfMs: Array.from({ length: 101 }, (_, k) => ms(quantile(ttft, k / 100))),
-    timeline: { bucketMs: round(r.timeline.bucketMs, 1), outstanding: r.timeline.series() },
+    timeline: {
+      bucketMs: round(r.timeline.bucketMs, 1),
+      outstanding: r.timeline.series(),
+      waiting: r.timeline.waiting(),
+    },
   };
 }
