@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { BenchResult, PolicyResult } from "../run/result-types.ts";
 import { benchPage, fleetPage } from "./html.ts";
 import { policySpreads, spreadTable } from "./spread.ts";
+import { lineChart } from "./svg.ts";
 import { resultsTable } from "./table.ts";
 import { targetLines } from "./targets.ts";
 import { toJson } from "./write.ts";
@@ -134,5 +135,22 @@ describe("reports", () => {
     expect(table).toMatch(/prefix-hash\s+0\.0500\s+30,000\s/);
     const html = benchPage(RESULT, { seeds: [1, 2], table });
     expect(html).toContain("Over seeds 1, 2: mean (min-max)");
+  });
+
+  it("labels a log axis that spans less than a decade at 1, 2 and 5 times powers of ten", () => {
+    const series = [
+      {
+        label: "a",
+        color: "#000",
+        points: [
+          [1, 1500],
+          [2, 9000],
+        ] as const,
+      },
+    ];
+    const svg = lineChart(series, { title: "t", xLabel: "x", yLabel: "y", yLog: true });
+    expect(svg).toContain(">2k</text>");
+    expect(svg).toContain(">5k</text>");
+    expect(svg).not.toContain(">1.5k</text>");
   });
 });

@@ -56,15 +56,24 @@ function fmt(v: number): string {
   return `${+v.toPrecision(3)}`;
 }
 
-/** Ticks: powers of ten on a log axis, 1-2-5 steps on a linear one. */
+/**
+ * Ticks: powers of ten on a log axis (1, 2 and 5 times them when it spans less than two), 1-2-5
+ * steps on a linear one.
+ */
 function ticks(lo: number, hi: number, log: boolean): number[] {
   if (log) {
-    const out: number[] = [];
-    for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
-      const v = 10 ** e;
-      if (v >= lo && v <= hi) out.push(v);
-    }
-    return out.length >= 2 ? out : [lo, hi];
+    const within = (mantissas: readonly number[]) => {
+      const out: number[] = [];
+      for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+        for (const m of mantissas)
+          if (m * 10 ** e >= lo && m * 10 ** e <= hi) out.push(m * 10 ** e);
+      }
+      return out;
+    };
+    const decades = within([1]);
+    if (decades.length >= 2) return decades;
+    const finer = within([1, 2, 5]);
+    return finer.length >= 2 ? finer : [lo, hi];
   }
   const raw = (hi - lo) / 5 || 1;
   const p = 10 ** Math.floor(Math.log10(raw));
