@@ -2,15 +2,15 @@
  * One capacity run from the command line: progress on stderr (one line per finished search,
  * wall time there only), then the table and targets on stdout, the JSON and HTML on disk.
  */
-import type { CliOptions } from "../args.ts";
-import { UsageError } from "../args.ts";
+import { type CliOptions, UsageError } from "../args.ts";
 import { toJson, writeFile } from "../report/write.ts";
 import { capacityHeader, capacityPage, capacityTable, capacityTargets } from "./capacity-report.ts";
 import { type CapacityResult, runCapacity } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
 import { parseObjective } from "./verdict.ts";
 
-export function objectiveOf(text: string) {
+/** `--slo` parsed, its error as a usage error (printed with the usage, exit 2). */
+function objectiveOf(text: string) {
   try {
     return parseObjective(text);
   } catch (error) {
