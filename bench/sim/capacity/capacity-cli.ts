@@ -24,6 +24,7 @@ export async function capacityOf(
   slo: string,
   pool: ProbePool,
 ): Promise<CapacityResult> {
+  const objective = objectiveOf(slo);
   const started = performance.now();
   const { spec, policies, seeds } = options;
   process.stderr.write(
@@ -35,7 +36,7 @@ export async function capacityOf(
       spec,
       policies,
       seeds,
-      objective: objectiveOf(slo),
+      objective,
       resolution: options.resolution,
       maxProbes: options.maxProbes,
     },
