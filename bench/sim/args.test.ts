@@ -44,15 +44,19 @@ describe("parseCli", () => {
     expect(parseCli([]).spec.pd).toBeNull();
   });
 
-  it("reads bench:pd's seeds and modes", () => {
-    expect(parseCli([])).toMatchObject({ seeds: [1, 2, 3], modes: ["conditional", "always"] });
-    const o = parseCli(["--seeds", "4,5", "--modes", "never"]);
-    expect(o).toMatchObject({ seeds: [4, 5], modes: ["never"] });
+  it("reads bench:pd's modes", () => {
+    expect(parseCli([])).toMatchObject({ modes: ["conditional", "always"] });
+    expect(parseCli(["--modes", "never"])).toMatchObject({ modes: ["never"] });
+  });
+
+  it("runs --seeds consecutive seeds from --seed", () => {
+    expect(parseCli([]).seeds).toEqual([1]);
+    expect(parseCli(["--seed", "5", "--seeds", "3"]).seeds).toEqual([5, 6, 7]);
   });
 
   it.each([
     [["--modes", "sometimes"], /--modes: unknown mode "sometimes"/],
-    [["--seeds", "1,x"], /--seeds must be a number/],
+    [["--seeds", "0"], /--seeds must be a number in \[1, 100\]/],
     [["--pd", "2-6"], /--pd must be PREFILL:DECODE/],
     [["--pd", "0:6"], /--pd must be a number in \[1, 255\]/],
     [["--pd", "2:6", "--origins", "16"], /--pd 2:6 is 8 origins, not 16/],
@@ -73,7 +77,7 @@ describe("parseCli", () => {
     [["--format", "synthetic:nope"], /known generators are rag/],
     [["--trace", "/nonexistent.jsonl"], /no such file/],
     [["--threads", "3"], /--threads must be a number in \[0, 2\]/],
-    [["--arrivals", "later"], /--arrivals must be spread or burst/],
+    [["--arrivals", "later"], /--arrivals must be jitter, spread, burst/],
     [["--prefill-calibration", "0.7,x"], /--prefill-calibration must be a number/],
     [["--prefill-calibration", "1,1"], /lists a factor twice/],
     [["--engine-delay", "1e9"], /--engine-delay must be a number in \[0, 600000\]/],

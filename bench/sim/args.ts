@@ -7,6 +7,7 @@ import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
+import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
@@ -23,7 +24,7 @@ const SYNTHETIC_REQUESTS = 4000;
 /** The machine has 2 cores: never more replays at once than that. */
 const MAX_THREADS = 2;
 
-export const USAGE = `usage: npm run bench -- [options]
+export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [options]
   --trace PATH           Mooncake JSONL or Azure CSV (default: bench/traces/conversation_trace.jsonl)
   --format F             mooncake | azure | synthetic:${Object.keys(GENERATORS).join("|synthetic:")}
                          (default: from the file extension)
@@ -31,9 +32,11 @@ export const USAGE = `usage: npm run bench -- [options]
   --load X               offered prefill work / fleet prefill capacity (default 0.8)
   --policies LIST        all, or a comma list of ${POLICY_TYPES.join(", ")}
   --profile NAME         ${Object.keys(PROFILES).join(" | ")} (default ${DEFAULT_PROFILE})
-  --seed N               router and generator seed (default 1)
+  --seed N               router, generator and arrival-jitter seed (default 1)
+  --seeds K              run seeds N .. N+K-1 and show the spread over them (default 1)
   --limit N              replay the first N requests (synthetic: generate N, default ${SYNTHETIC_REQUESTS})
-  --arrivals MODE        spread (ties spread to the next stamp, default) | burst (as recorded)
+  --arrivals MODE        jitter (ties at seeded random times up to the next stamp, default) |
+                         spread (ties evenly up to the next stamp) | burst (as recorded)
   --report-interval MS   this router's engine webhooks: period (default 1000)
   --report-delay MS      ... and delay before one reaches the router (default 100)
   --engine-delay MS      delay of what baselines read from engines directly: llm-d's 50 ms
@@ -53,9 +56,15 @@ export const USAGE = `usage: npm run bench -- [options]
                          bench:fleet: bench/results/fleet.json)
   --html PATH            HTML report (default beside the JSON)
   --sizes LIST           bench:fleet only: fleet sizes (default 2,4,8,16,32)
-  --seeds LIST           bench:pd only: seeds to replay each fleet with (default 1,2,3)
   --modes LIST           bench:pd only: P/D modes beside the aggregated fleet
-                         (default conditional,always)`;
+                         (default conditional,always)
+  --slo Q:MS             bench:capacity only: TTFT objective, Q one of p50, p90, p99
+                         (default p90:2000; the suite sets one per workload)
+  --resolution R         bench:capacity only: bisect until hi/lo <= 1+R (default 0.02)
+  --max-probes N         bench:capacity only: probes per policy and seed (default 16)
+  --suite NAME           bench:capacity only: run a workload set (standard | smoke)
+  --out DIR              bench:capacity --suite only: output folder (default bench/results/capacity)
+  (--load is ignored by bench:capacity: it searches the rate)`;
 
 export interface CliOptions {
   spec: BenchSpec;
@@ -69,9 +78,16 @@ export interface CliOptions {
   slug: string;
   /** `--sizes` of the fleet sweep. */
   sizes: number[];
-  /** `--seeds` and `--modes` of the P/D comparison. */
+  /** `--seed` .. `--seed` + `--seeds` - 1. */
   seeds: number[];
+  /** bench:pd: `--modes`, the P/D modes beside the aggregated fleet. */
   modes: DisaggregationMode[];
+  /** bench:capacity: `--slo` as given (undefined: the workload's default). */
+  slo: string | undefined;
+  resolution: number;
+  maxProbes: number;
+  suite: string | undefined;
+  out: string | undefined;
 }
 
 export class UsageError extends Error {}
@@ -235,6 +251,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
       sizes: { type: "string" },
       seeds: { type: "string" },
       modes: { type: "string" },
+      slo: { type: "string" },
+      resolution: { type: "string" },
+      "max-probes": { type: "string" },
+      suite: { type: "string" },
+      out: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -249,9 +270,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
       `--profile must be one of ${Object.keys(PROFILES).join(", ")}, got "${profile}"`,
     );
   }
-  const arrivals = values.arrivals ?? "spread";
-  if (arrivals !== "spread" && arrivals !== "burst") {
-    throw new UsageError(`--arrivals must be spread or burst, got "${arrivals}"`);
+  const arrivals = (values.arrivals ?? "jitter") as ArrivalMode;
+  if (!ARRIVAL_MODES.includes(arrivals)) {
+    throw new UsageError(`--arrivals must be ${ARRIVAL_MODES.join(", ")}, got "${arrivals}"`);
   }
   const pd = pdOf(values);
   const fleetSize = pd ? pd.prefill + pd.decode : 8;
@@ -285,6 +306,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const sizes = (values.sizes ?? "2,4,8,16,32")
     .split(",")
     .map((s) => integer("sizes", s, 0, 1, 256));
+  const seeds = integer("seeds", values.seeds, 1, 1, 100);
   return {
     spec,
     policies: policiesOf(values.policies ?? "all"),
@@ -293,8 +315,13 @@ export function parseCli(argv: readonly string[]): CliOptions {
     html: values.html === undefined ? undefined : resolve(values.html),
     slug,
     sizes,
-    seeds: (values.seeds ?? "1,2,3").split(",").map((s) => integer("seeds", s, 0, 0, 2 ** 31 - 1)),
+    seeds: Array.from({ length: seeds }, (_, k) => seed + k),
     modes: modesOf(values.modes ?? "conditional,always"),
+    slo: values.slo,
+    resolution: number("resolution", values.resolution, 0.02, 0.001, 1),
+    maxProbes: integer("max-probes", values["max-probes"], 16, 1, 100),
+    suite: values.suite,
+    out: values.out === undefined ? undefined : resolve(values.out),
   };
 }
 

@@ -2,7 +2,8 @@
  * The self-contained HTML reports (inline CSS and SVG; no scripts, no external resources):
  * - one run: results table, TTFT CDF per policy, hit rate per policy against both oracles, and
  *   per-origin load over time for `prefix-hash` and `cost` (the hot-prefix picture);
- * - a fleet sweep: hit rate and p99 TTFT per policy against the number of origins.
+ * - a fleet sweep: hit rate and p99 TTFT per policy against the number of origins (means over
+ *   seeds with `--seeds K`).
  */
 import type { BenchResult } from "../run/result-types.ts";
 import { colorAt, colorOf } from "./palette.ts";
@@ -12,10 +13,16 @@ import { targetLines } from "./targets.ts";
 
 export interface FleetSweep {
   sizes: number[];
+  seeds: number[];
+  /** One run per size and seed, size-major. */
   runs: BenchResult[];
 }
 
-function page(title: string, body: string): string {
+export function runsOfSize(s: FleetSweep, origins: number): BenchResult[] {
+  return s.runs.filter((run) => run.origins === origins);
+}
+
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeXml(title)}</title>
 <style>
@@ -31,7 +38,7 @@ ${body}
 `;
 }
 
-function pre(lines: readonly string[]): string {
+export function pre(lines: readonly string[]): string {
   return `<pre>${escapeXml(lines.join("\n"))}</pre>`;
 }
 
@@ -87,9 +94,17 @@ function originLoad(r: BenchResult, policy: string): string {
   });
 }
 
-export function benchPage(r: BenchResult): string {
+/**
+ * One run's page; with `overSeeds` (`--seeds K`), the spread table over every seed comes first
+ * and the charts are the first seed's.
+ */
+export function benchPage(r: BenchResult, overSeeds?: { seeds: number[]; table: string }): string {
   const targets = targetLines(r);
   const body = [
+    overSeeds
+      ? `<h2>Over seeds ${overSeeds.seeds.join(", ")}: mean (min-max)</h2>${pre([overSeeds.table])}` +
+        `<h2>Seed ${r.seed}</h2>`
+      : "",
     pre([...headerLines(r), "", resultsTable(r)]),
     targets.length > 0 ? `<h2>Targets for cost</h2>${pre(targets)}` : "",
     `<h2>Time to first token</h2>${ttftCdf(r)}`,
@@ -103,15 +118,20 @@ export function benchPage(r: BenchResult): string {
   return page(`llm-edge-router fleet benchmark: ${r.trace}`, body);
 }
 
+const meanOver = (s: FleetSweep) =>
+  s.seeds.length > 1 ? ` (mean over seeds ${s.seeds.join(", ")})` : "";
+
 export function fleetPage(s: FleetSweep): string {
   const policies = s.runs[0]?.results.map((p) => p.policy) ?? [];
   const sweep = (pick: (p: BenchResult["results"][number]) => number) =>
     policies.map((policy) => ({
       label: policy,
       color: colorOf(policy),
-      points: s.runs.map((run) => {
-        const p = run.results.find((x) => x.policy === policy);
-        return [run.origins, p ? pick(p) : 0] as const;
+      points: s.sizes.map((n) => {
+        const values = runsOfSize(s, n).flatMap((run) =>
+          run.results.filter((x) => x.policy === policy).map(pick),
+        );
+        return [n, values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)] as const;
       }),
     }));
   const first = s.runs[0];
@@ -120,7 +140,7 @@ export function fleetPage(s: FleetSweep): string {
     lineChart(
       sweep((p) => p.hitRate),
       {
-        title: "Hit rate against fleet size",
+        title: `Hit rate against fleet size${meanOver(s)}`,
         xLabel: "origins (log scale)",
         yLabel: "hit rate",
         xLog: true,
@@ -131,7 +151,7 @@ export function fleetPage(s: FleetSweep): string {
     lineChart(
       sweep((p) => p.ttftMs.p99),
       {
-        title: "p99 TTFT against fleet size",
+        title: `p99 TTFT against fleet size${meanOver(s)}`,
         xLabel: "origins (log scale)",
         yLabel: "p99 TTFT (ms, log scale)",
         xLog: true,
@@ -141,7 +161,8 @@ export function fleetPage(s: FleetSweep): string {
     ),
     ...s.runs.map(
       (run) =>
-        `<h2>${run.origins} origins</h2>${pre([...headerLines(run), "", resultsTable(run)])}`,
+        `<h2>${run.origins} origins, seed ${run.seed}</h2>` +
+        pre([...headerLines(run), "", resultsTable(run)]),
     ),
   ].join("\n");
   return page(`llm-edge-router fleet sweep: ${first?.trace ?? ""}`, body);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { BenchResult, PolicyResult } from "../run/result-types.ts";
 import { benchPage, fleetPage } from "./html.ts";
+import { policySpreads, spreadTable } from "./spread.ts";
+import { lineChart } from "./svg.ts";
 import { resultsTable } from "./table.ts";
 import { targetLines } from "./targets.ts";
 import { toJson } from "./write.ts";
@@ -15,6 +17,7 @@ function policy(name: string, hitRate: number, mean: number, p99: number): Polic
     tpotMs: { mean: 20, p50: 18, p90: 30, p99: 45 },
     itlMaxGapMs: { mean: 200, p50: 150, p90: 400, p99: 700 },
     throughputRps: 4,
+    secondHalf: { fromMs: 500, toMs: 1000, arrived: 5, completed: 5 },
     imbalance: 1.1,
     overflowRate: 0.1,
     fallbackRate: 0,
@@ -36,6 +39,7 @@ function policy(name: string, hitRate: number, mean: number, p99: number): Polic
         [1, 2, 3],
         [0, 1, 0],
       ],
+      waiting: [0, 1, 0],
     },
     pd: null,
   };
@@ -81,23 +85,35 @@ describe("reports", () => {
   it("renders the fleet sweep", () => {
     const html = fleetPage({
       sizes: [2, 4],
+      seeds: [1, 2],
       runs: [
         { ...RESULT, origins: 2 },
+        { ...RESULT, origins: 2, seed: 2 },
         { ...RESULT, origins: 4 },
+        { ...RESULT, origins: 4, seed: 2 },
       ],
     });
     expect(html.match(/<svg /g)?.length).toBe(2);
-    expect(html).toContain("4 origins");
+    expect(html).toContain("4 origins, seed 2");
+    expect(html).toContain("mean over seeds 1, 2");
   });
 
-  it("prints the targets for cost with figures and verdicts", () => {
-    const lines = targetLines(RESULT);
-    expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatch(/0\.19 vs 0\.1800 -> met/);
-    expect(lines[1]).toMatch(/0\.8 x llm-d 20,000 ms = 16,000 ms -> met/);
-    expect(lines[2]).toMatch(/1,900 ms vs 20,000 ms \/ 10 -> met \(10\.5x\)/);
-    const noSharing = targetLines(bench(RESULT.results, 0));
-    expect(noSharing.at(-1)).toMatch(/no sharing: .* round-robin 90,000 ms -> met/);
+  it("prints the targets for cost with figures and verdicts, at the loads they name", () => {
+    const atPoint8 = targetLines(RESULT);
+    expect(atPoint8).toHaveLength(2);
+    expect(atPoint8[0]).toMatch(/0\.19 vs 0\.1800 -> met/);
+    expect(atPoint8[1]).toMatch(/0\.8 x llm-d 20,000 ms = 16,000 ms -> met/);
+    const atOne = targetLines({ ...RESULT, load: 1 });
+    expect(atOne).toHaveLength(2);
+    expect(atOne[1]).toMatch(/1,900 ms vs 20,000 ms \/ 10 -> met \(10\.5x\)/);
+    // The hit-rate target names 8 and 16 origins.
+    expect(targetLines({ ...RESULT, origins: 32 })).toHaveLength(1);
+    expect(targetLines({ ...RESULT, load: 0.6 })).toEqual([
+      "none at load 0.6: the targets name load 0.8 and 1",
+    ]);
+    const noSharing = targetLines({ ...bench(RESULT.results, 0), load: 0.6 });
+    expect(noSharing).toHaveLength(1);
+    expect(noSharing[0]).toMatch(/no sharing: .* round-robin 90,000 ms -> met/);
   });
 
   it("prints one table row per policy and compact JSON arrays", () => {
@@ -105,5 +121,42 @@ describe("reports", () => {
     expect(toJson({ a: [1, 2.5, -3], b: { c: "x" } })).toBe(
       '{\n  "a": [1, 2.5, -3],\n  "b": {\n    "c": "x"\n  }\n}\n',
     );
+  });
+
+  it("shows each policy's figures over seeds as mean (min-max)", () => {
+    const other = bench([
+      policy("round-robin", 0.07, 24_000, 80_000),
+      policy("prefix-hash", 0.05, 30_000, 100_000),
+      policy("llm-d", 0.15, 4000, 20_000),
+      policy("cost", 0.21, 2100, 17_000),
+    ]);
+    const spreads = policySpreads([RESULT, { ...other, seed: 2 }]);
+    expect(spreads.find((s) => s.policy === "cost")?.ttftMs.p99).toEqual({
+      mean: 16_000,
+      min: 15_000,
+      max: 17_000,
+    });
+    const table = spreadTable(spreads);
+    expect(table).toMatch(/cost\s+0\.2000 \(0\.1900-0\.2100\)\s+2,000 \(1,900-2,100\)/);
+    expect(table).toMatch(/prefix-hash\s+0\.0500\s+30,000\s/);
+    const html = benchPage(RESULT, { seeds: [1, 2], table });
+    expect(html).toContain("Over seeds 1, 2: mean (min-max)");
+  });
+
+  it("labels a log axis that spans less than a decade at 1, 2 and 5 times powers of ten", () => {
+    const series = [
+      {
+        label: "a",
+        color: "#000",
+        points: [
+          [1, 1500],
+          [2, 9000],
+        ] as const,
+      },
+    ];
+    const svg = lineChart(series, { title: "t", xLabel: "x", yLabel: "y", yLog: true });
+    expect(svg).toContain(">2k</text>");
+    expect(svg).toContain(">5k</text>");
+    expect(svg).not.toContain(">1.5k</text>");
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Inline SVG charts for the self-contained report (no scripts, no CDN): a line chart with
- * linear or log axes and a bar chart, each with a legend and optional labelled reference lines.
+ * linear or log axes and optional marked points, and a bar chart, each with a legend and
+ * optional labelled reference lines.
  */
 
 export interface Series {
@@ -15,6 +16,13 @@ export interface RefLine {
   color: string;
 }
 
+/** A point drawn as a ring on a line chart (e.g. each seed's capacity). */
+export interface Mark {
+  x: number;
+  y: number;
+  color: string;
+}
+
 export interface ChartOptions {
   title: string;
   xLabel: string;
@@ -26,6 +34,7 @@ export interface ChartOptions {
   /** Explicit x ticks (e.g. the fleet sizes), instead of the computed ones. */
   xTicks?: readonly number[];
   refLines?: readonly RefLine[];
+  marks?: readonly Mark[];
   width?: number;
   height?: number;
 }
@@ -47,15 +56,24 @@ function fmt(v: number): string {
   return `${+v.toPrecision(3)}`;
 }
 
-/** Ticks: powers of ten on a log axis, 1-2-5 steps on a linear one. */
+/**
+ * Ticks: powers of ten on a log axis (1, 2 and 5 times them when it spans less than two), 1-2-5
+ * steps on a linear one.
+ */
 function ticks(lo: number, hi: number, log: boolean): number[] {
   if (log) {
-    const out: number[] = [];
-    for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
-      const v = 10 ** e;
-      if (v >= lo && v <= hi) out.push(v);
-    }
-    return out.length >= 2 ? out : [lo, hi];
+    const within = (mantissas: readonly number[]) => {
+      const out: number[] = [];
+      for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
+        for (const m of mantissas)
+          if (m * 10 ** e >= lo && m * 10 ** e <= hi) out.push(m * 10 ** e);
+      }
+      return out;
+    };
+    const decades = within([1]);
+    if (decades.length >= 2) return decades;
+    const finer = within([1, 2, 5]);
+    return finer.length >= 2 ? finer : [lo, hi];
   }
   const raw = (hi - lo) / 5 || 1;
   const p = 10 ** Math.floor(Math.log10(raw));
@@ -160,7 +178,15 @@ export function lineChart(series: readonly Series[], o: ChartOptions): string {
       return `<polyline points="${pts}" fill="none" stroke="${s.color}" stroke-width="1.6"/>`;
     })
     .join("");
-  return frame(o, grid(o, x, y) + lines, series);
+  const marks = (o.marks ?? [])
+    .filter((m) => (!x.log || m.x > 0) && (!y.log || m.y > 0))
+    .map(
+      (m) =>
+        `<circle cx="${x.at(m.x).toFixed(1)}" cy="${y.at(m.y).toFixed(1)}" r="4.5" ` +
+        `fill="none" stroke="${m.color}" stroke-width="2"/>`,
+    )
+    .join("");
+  return frame(o, grid(o, x, y) + lines + marks, series);
 }
 
 export function barChart(

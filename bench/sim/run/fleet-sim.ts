@@ -246,7 +246,7 @@ export function simulatePolicy(
     const views = router.stats(t).origins;
     engines.forEach((e, o) => {
       probe.sample(views[o]?.queuedPrefillTokens ?? 0, e.prefillBacklog);
-      timeline.sample(o, t, e.running + e.waiting);
+      timeline.sample(o, t, e.running + e.waiting, e.waiting);
     });
     if (completed < w.size) queue.push(t + SAMPLE_MS, SAMPLE, -1);
   };

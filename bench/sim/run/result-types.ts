@@ -29,6 +29,13 @@ export interface PolicyResult {
   itlMaxGapMs: Spread;
   /** Completed requests per second of simulated time, first arrival to last completion. */
   throughputRps: number;
+  /**
+   * Requests that arrived and that completed in the second half of the arrival window (from
+   * midway between the first and last arrival to the last): in a fleet that keeps up they are
+   * equal up to noise, whatever the requests' latency; in one that falls behind, completed /
+   * arrived is its capacity over the offered rate (`npm run bench:capacity`).
+   */
+  secondHalf: { fromMs: number; toMs: number; arrived: number; completed: number };
   /** Max / mean over origins of prefill tokens computed (engine truth). */
   imbalance: number;
   /**
@@ -59,8 +66,11 @@ export interface PolicyResult {
   perOrigin: { id: string; requests: number; prefilledTokens: number }[];
   /** TTFT quantiles p0, p1, ..., p100 (for the CDF chart). */
   ttftCdfMs: number[];
-  /** Requests running or waiting at each origin, averaged over each bucket of report ticks. */
-  timeline: { bucketMs: number; outstanding: number[][] };
+  /**
+   * Requests running or waiting at each origin, and requests waiting for admission over the
+   * whole fleet, averaged over each bucket of report ticks.
+   */
+  timeline: { bucketMs: number; outstanding: number[][]; waiting: number[] };
   /** A P/D fleet's figures; null for an aggregated fleet. */
   pd: PdResult | null;
 }

@@ -72,10 +72,17 @@ export interface RunOptions {
   onProgress?: (index: number, completed: number) => void;
 }
 
+/** `spec` under another seed: the router's, the arrival jitter's and a generator's. */
+export function withSeed(spec: BenchSpec, seed: number): BenchSpec {
+  const source = spec.source.kind === "synthetic" ? { ...spec.source, seed } : spec.source;
+  return { ...spec, source, seed };
+}
+
 export function workloadOf(spec: BenchSpec): Workload {
   return buildWorkload(loadTrace(spec.source), {
     limit: spec.limit,
     arrivals: spec.arrivals,
+    seed: spec.seed,
     load: spec.load,
     origins: spec.origins,
     profile: profileNamed(spec.profile),

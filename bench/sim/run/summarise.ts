@@ -53,6 +53,15 @@ export function summarise(r: Replay): PolicyResult {
     lastFinish = Math.max(lastFinish, q.finishMs);
     (perOrigin[r.routedTo[i] as number] as { requests: number }).requests++;
   });
+  const lastArrival = r.requests.reduce((a, q) => Math.max(a, q.arrivalMs), 0);
+  const fromMs = Number.isFinite(firstArrival) ? (firstArrival + lastArrival) / 2 : 0;
+  const inHalf = (t: number) => t >= fromMs && t <= lastArrival;
+  const secondHalf = {
+    fromMs: round(fromMs, 1),
+    toMs: round(lastArrival, 1),
+    arrived: r.requests.filter((q) => inHalf(q.arrivalMs)).length,
+    completed: r.requests.filter((q) => inHalf(q.finishMs)).length,
+  };
   ttft.sort();
   e2e.sort();
   const mean = ttft.reduce((a, b) => a + b, 0) / Math.max(1, n);
@@ -81,6 +90,7 @@ export function summarise(r: Replay): PolicyResult {
       lastFinish > firstArrival ? (n * 1000) / (lastFinish - firstArrival) : 0,
       3,
     ),
+    secondHalf,
     imbalance: round(meanWork > 0 ? Math.max(...work) / meanWork : 1, 3),
     overflowRate: round(n > 0 ? r.overflows / n : 0, 4),
     fallbackRate: round(n > 0 ? r.fallbacks / n : 0, 4),
@@ -96,7 +106,11 @@ export function summarise(r: Replay): PolicyResult {
     expiredLeases: r.expired,
     perOrigin,
     ttftCdfMs: Array.from({ length: 101 }, (_, k) => ms(quantile(ttft, k / 100))),
-    timeline: { bucketMs: round(r.timeline.bucketMs, 1), outstanding: r.timeline.series() },
+    timeline: {
+      bucketMs: round(r.timeline.bucketMs, 1),
+      outstanding: r.timeline.series(),
+      waiting: r.timeline.waiting(),
+    },
     pd: r.pd && pdResult(r.pd, n),
   };
 }

@@ -1,13 +1,13 @@
 /**
  * A replayable workload: a trace (file or generator) turned into what the simulator feeds the
- * router and the engines, in flat typed arrays: arrival times after tie spreading and load
+ * router and the engines, in flat typed arrays: arrival times after tie placing and load
  * scaling, prompt and output lengths, and each prompt's chunk hashes (seeded by the model name,
  * as the Worker seeds them). Building it is deterministic in its options.
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { EngineProfile } from "../../../sim/engine/profiles.ts";
-import { type ArrivalMode, loadScale, spreadTies } from "../../../sim/trace/arrivals.ts";
+import { type ArrivalMode, arrivalTimes, loadScale } from "../../../sim/trace/arrivals.ts";
 import { parseAzure } from "../../../sim/trace/azure.ts";
 import { generateTrace } from "../../../sim/trace/generators.ts";
 import { parseMooncake } from "../../../sim/trace/mooncake.ts";
@@ -23,6 +23,8 @@ export interface WorkloadOptions {
   /** Replay only the first N requests. */
   limit?: number | undefined;
   arrivals: ArrivalMode;
+  /** Seeds the "jitter" arrival mode. */
+  seed: number;
   load: number;
   origins: number;
   profile: EngineProfile;
@@ -64,7 +66,7 @@ export function buildWorkload(trace: Trace, options: WorkloadOptions): Workload 
   const records = trace.records.slice(0, options.limit ?? trace.records.length);
   const n = records.length;
   const raw = records.map((r) => r.timestampMs);
-  const stamps = options.arrivals === "spread" ? spreadTies(raw) : raw;
+  const stamps = arrivalTimes(raw, options.arrivals, options.seed);
   const prompts = records.map((r) => r.inputTokens);
   const scale = loadScale(stamps, prompts, options.profile, options.origins, options.load);
   const first = stamps[0] ?? 0;

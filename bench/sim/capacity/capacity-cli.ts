@@ -1,0 +1,72 @@
+/**
+ * One capacity run from the command line: progress on stderr (one line per finished search,
+ * wall time there only), then the table and targets on stdout, the JSON and HTML on disk.
+ */
+import { type CliOptions, UsageError } from "../args.ts";
+import { toJson, writeFile } from "../report/write.ts";
+import { capacityHeader, capacityPage, capacityTable, capacityTargets } from "./capacity-report.ts";
+import { type CapacityResult, runCapacity } from "./capacity-run.ts";
+import { ProbePool } from "./probe-pool.ts";
+import { parseObjective } from "./verdict.ts";
+
+/** `--slo` parsed, its error as a usage error (printed with the usage, exit 2). */
+function objectiveOf(text: string) {
+  try {
+    return parseObjective(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Runs one workload's capacity search on `pool`, printing progress and the results. */
+export async function capacityOf(
+  options: CliOptions,
+  slo: string,
+  pool: ProbePool,
+): Promise<CapacityResult> {
+  const objective = objectiveOf(slo);
+  const started = performance.now();
+  const { spec, policies, seeds } = options;
+  process.stderr.write(
+    `capacity of ${spec.trace} on ${spec.origins} origins (${spec.profile}) at ${slo} for ` +
+      `${policies.length} policies x ${seeds.length} seeds\n`,
+  );
+  const result = await runCapacity(
+    {
+      spec,
+      policies,
+      seeds,
+      objective,
+      resolution: options.resolution,
+      maxProbes: options.maxProbes,
+    },
+    pool,
+    {
+      onSearch: (policy, s) =>
+        process.stderr.write(
+          `  ${policy} seed ${s.seed}: ${s.capacityRps} req/s (${s.status}, ${s.probes.length} ` +
+            `probes) ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+        ),
+    },
+  );
+  process.stderr.write(`searched in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  const targets = capacityTargets(result);
+  console.log(`\n${capacityHeader(result).join("\n")}\n\n${capacityTable(result)}`);
+  if (targets.length > 0) console.log(`\ntargets for cost:\n  ${targets.join("\n  ")}`);
+  return result;
+}
+
+export async function runCapacityCli(
+  options: CliOptions,
+  out: { json: string; html: string },
+): Promise<void> {
+  const pool = new ProbePool(options.threads);
+  try {
+    const result = await capacityOf(options, options.slo ?? "p90:2000", pool);
+    writeFile(out.json, toJson(result));
+    writeFile(out.html, capacityPage(result));
+    console.log(`\nwrote ${out.json}\nwrote ${out.html}`);
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * A capacity run for people: the table (capacity per policy with its spread over seeds, the
+ * multiple of round-robin's, and the figures at each policy's capacity point), the issue's
+ * targets for `cost` (measured, never asserted), and the HTML page with the objective's TTFT
+ * quantile against offered rate per policy, the objective's line and each seed's capacity.
+ */
+import { formatTable } from "../../../sim/report/table.ts";
+import { page, pre } from "../report/html.ts";
+import { colorOf } from "../report/palette.ts";
+import { formatSpread } from "../report/spread.ts";
+import { barChart, lineChart } from "../report/svg.ts";
+import type { CapacityPolicyResult, CapacityResult } from "./capacity-run.ts";
+import { parseObjective } from "./verdict.ts";
+
+const LOAD_BALANCERS = ["round-robin", "random", "least-outstanding", "power-of-two"];
+
+const int = (v: number) => Math.round(v).toLocaleString("en-US");
+
+export function capacityHeader(r: CapacityResult): string[] {
+  const seeds = r.seeds.map((s) => s.seed);
+  const first = r.seeds[0];
+  const o = parseObjective(r.objective);
+  return [
+    `${r.trace} | ${r.origins} origins | ${r.profile} | ${r.requests.toLocaleString("en-US")} ` +
+      `requests | arrivals ${r.arrivals} | seeds ${seeds.join(", ")}`,
+    `objective ${o.quantile} TTFT <= ${int(o.ms)} ms | keeps up: completions >= ${r.keepUpRatio} ` +
+      `x arrivals over the second half, backlog not growing | resolution ${r.resolution * 100}%`,
+    `load 1 = ${first?.loadOneRps ?? 0} req/s | oracle hit rate ${first?.oracleHitRate ?? 0} | ` +
+      `fleet oracle ${first?.fleetOracleHitRate ?? 0}${seeds.length > 1 ? " (first seed)" : ""}`,
+  ];
+}
+
+export function capacityTable(r: CapacityResult): string {
+  const header = [
+    "policy",
+    "capacity req/s",
+    "x RR",
+    "hit",
+    "/fleet",
+    "TTFT p50",
+    "p90",
+    "p99 ms",
+    "probes",
+  ];
+  const sharing = (r.seeds[0]?.fleetOracleHitRate ?? 0) > 0;
+  const rows = r.results.map((p) => {
+    const a = p.atCapacity;
+    const probes = p.seeds.reduce((n, s) => n + s.probes.length, 0);
+    return [
+      p.policy,
+      formatSpread(p.capacityRps, 2),
+      p.vsRoundRobin === null ? "-" : p.vsRoundRobin.toFixed(2),
+      a ? a.hitRate.mean.toFixed(4) : "-",
+      a && sharing ? a.hitRateVsFleetOracle.mean.toFixed(2) : "-",
+      a ? int(a.ttftMs.p50.mean) : "-",
+      a ? int(a.ttftMs.p90.mean) : "-",
+      a ? int(a.ttftMs.p99.mean) : "-",
+      String(probes),
+    ];
+  });
+  const notes = r.results.flatMap((p) =>
+    p.seeds
+      .filter((s) => s.status !== "bracketed")
+      .map((s) => `${p.policy} seed ${s.seed}: ${s.status}`),
+  );
+  return formatTable(rows, { header }) + (notes.length > 0 ? `\n\n${notes.join("\n")}` : "");
+}
+
+function best(
+  r: CapacityResult,
+  keep: (p: CapacityPolicyResult) => boolean,
+): CapacityPolicyResult | undefined {
+  return r.results
+    .filter(keep)
+    .reduce<CapacityPolicyResult | undefined>(
+      (a, p) => (!a || p.capacityRps.mean > a.capacityRps.mean ? p : a),
+      undefined,
+    );
+}
+
+/** The issue's capacity targets for `cost`, with figures and verdicts. */
+export function capacityTargets(r: CapacityResult): string[] {
+  const cost = r.results.find((p) => p.policy === "cost");
+  if (!cost) return [];
+  const c = cost.capacityRps.mean;
+  const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+  const out: string[] = [];
+  const sharing = (r.seeds[0]?.oracleHitRate ?? 0) > 0;
+  const other = best(r, (p) => p.policy !== "cost");
+  if (sharing && other) {
+    out.push(
+      `capacity >= 1.25 x best other policy (conversation 8 and 16, synthetic 8): ` +
+        `${c.toFixed(2)} vs 1.25 x ${other.policy} ${other.capacityRps.mean.toFixed(2)} -> ` +
+        `${verdict(c >= 1.25 * other.capacityRps.mean)} (${(c / other.capacityRps.mean || 0).toFixed(2)}x)`,
+    );
+  }
+  const rr = r.results.find((p) => p.policy === "round-robin");
+  if (sharing && rr) {
+    out.push(
+      `capacity >= 3 x round-robin: ${c.toFixed(2)} vs 3 x ${rr.capacityRps.mean.toFixed(2)} -> ` +
+        `${verdict(c >= 3 * rr.capacityRps.mean)} (${(c / rr.capacityRps.mean || 0).toFixed(2)}x)`,
+    );
+  }
+  const balancer = best(r, (p) => LOAD_BALANCERS.includes(p.policy));
+  if (!sharing && balancer) {
+    out.push(
+      `no sharing: capacity within 3% of the best load balancer: ${c.toFixed(2)} vs ` +
+        `${balancer.policy} ${balancer.capacityRps.mean.toFixed(2)} -> ` +
+        `${verdict(c >= 0.97 * balancer.capacityRps.mean)}`,
+    );
+  }
+  if (sharing && cost.atCapacity) {
+    const ratio = cost.atCapacity.hitRateVsFleetOracle.mean;
+    out.push(
+      `hit rate at capacity >= 0.95 x fleet oracle: ${ratio.toFixed(3)} x -> ${verdict(ratio >= 0.95)}`,
+    );
+  }
+  return out;
+}
+
+function ttftChart(r: CapacityResult): string {
+  const o = parseObjective(r.objective);
+  const first = r.seeds[0]?.seed;
+  const series = r.results.map((p) => ({
+    label: p.policy,
+    color: colorOf(p.policy),
+    points: (p.seeds.find((s) => s.seed === first)?.probes ?? [])
+      .map((x) => [x.offeredRps, Math.max(1, x.ttftMs[o.quantile])] as const)
+      .sort((a, b) => a[0] - b[0]),
+  }));
+  const marks = r.results.flatMap((p) =>
+    p.seeds.flatMap((s) => {
+      const at = s.probes.find((x) => x.offeredRps === s.capacityRps && x.verdict.pass);
+      return at
+        ? [{ x: at.offeredRps, y: Math.max(1, at.ttftMs[o.quantile]), color: colorOf(p.policy) }]
+        : [];
+    }),
+  );
+  return lineChart(series, {
+    title: `${o.quantile} TTFT against offered rate (probes of seed ${first}; rings: each seed's capacity)`,
+    xLabel: "offered requests/s",
+    yLabel: `${o.quantile} TTFT (ms, log scale)`,
+    yLog: true,
+    refLines: [{ y: o.ms, label: `objective ${o.quantile} <= ${int(o.ms)} ms`, color: "#c00" }],
+    marks,
+  });
+}
+
+function capacityBars(r: CapacityResult): string {
+  return barChart(
+    r.results.map((p) => ({
+      label: p.policy,
+      value: p.capacityRps.mean,
+      color: colorOf(p.policy),
+    })),
+    { title: "Capacity per policy (mean over seeds)", xLabel: "policy", yLabel: "requests/s" },
+  );
+}
+
+export function capacityPage(r: CapacityResult): string {
+  const targets = capacityTargets(r);
+  const body = [
+    pre([...capacityHeader(r), "", capacityTable(r)]),
+    targets.length > 0 ? `<h2>Targets for cost</h2>${pre(targets)}` : "",
+    `<h2>Latency against offered rate</h2>${ttftChart(r)}`,
+    `<h2>Capacity</h2>${capacityBars(r)}`,
+    `<p class="note">Each point is one probe: the whole workload replayed at that offered rate. ` +
+      `A probe passes when the objective holds and the fleet keeps up; capacity is the highest ` +
+      `rate that passed. Every probe, with its verdict, is in the JSON. See bench/sim/README.md.</p>`,
+  ].join("\n");
+  return page(`llm-edge-router capacity: ${r.trace}`, body);
+}

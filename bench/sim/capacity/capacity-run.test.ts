@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_TRACE } from "../args.ts";
+import type { BenchSpec } from "../run/runner.ts";
+import { type CapacityResult, runCapacity } from "./capacity-run.ts";
+import { ProbePool } from "./probe-pool.ts";
+
+/** The first 300 requests of the conversation trace: a capacity search in about a second. */
+const TINY: BenchSpec = {
+  source: { kind: "mooncake", path: DEFAULT_TRACE },
+  trace: "conversation_trace.jsonl",
+  limit: 300,
+  arrivals: "jitter",
+  load: 1,
+  origins: 2,
+  profile: "llama-3.1-8b-h100",
+  chunkTokens: 64,
+  seed: 1,
+  reportIntervalMs: 1000,
+  reportDelayMs: 100,
+  engineDelayMs: 10,
+  prefillCalibration: [1],
+};
+
+function capacity(origins: number, seeds = [1]): Promise<CapacityResult> {
+  return runCapacity(
+    {
+      spec: { ...TINY, origins },
+      policies: ["round-robin", "cost"],
+      seeds,
+      objective: { quantile: "p90", ms: 3000 },
+      resolution: 0.05,
+      maxProbes: 16,
+    },
+    new ProbePool(0),
+  );
+}
+
+describe("capacity search (smoke run)", () => {
+  it("brackets each policy's capacity between a probe that passed and one that failed", async () => {
+    const r = await capacity(2, [1, 2]);
+    for (const p of r.results) {
+      for (const s of p.seeds) {
+        expect(s.status).toBe("bracketed");
+        const at = s.probes.find((x) => x.offeredRps === s.capacityRps);
+        const above = s.probes.find((x) => x.offeredRps === s.failedAtRps);
+        expect(at?.verdict.pass).toBe(true);
+        expect(above?.verdict.pass).toBe(false);
+        expect((s.failedAtRps as number) / s.capacityRps).toBeLessThanOrEqual(1.05 + 1e-9);
+        // Every probe that passed is at or below the capacity, every failure at or above.
+        for (const x of s.probes) {
+          if (x.verdict.pass) expect(x.offeredRps).toBeLessThanOrEqual(s.capacityRps);
+          else expect(x.offeredRps).toBeGreaterThanOrEqual(s.failedAtRps as number);
+        }
+      }
+      expect(p.capacityRps.min).toBeLessThanOrEqual(p.capacityRps.mean);
+      expect(p.capacityRps.max).toBeGreaterThanOrEqual(p.capacityRps.mean);
+      expect(p.atCapacity?.ttftMs.p90.max).toBeLessThanOrEqual(3000);
+    }
+    // The later seed starts from the first one's answer, so it needs fewer probes.
+    const [first, second] = r.results[0]?.seeds ?? [];
+    expect(second?.probes.length).toBeLessThan(first?.probes.length as number);
+  });
+
+  it("finds more capacity in a fleet twice the size", async () => {
+    const [small, large] = await Promise.all([capacity(2), capacity(4)]);
+    for (const policy of ["round-robin", "cost"]) {
+      const at = (r: CapacityResult) =>
+        r.results.find((p) => p.policy === policy)?.capacityRps.mean;
+      expect(at(large)).toBeGreaterThan(at(small) as number);
+    }
+  });
+
+  it("gives the same probe in a worker thread as in this thread", async () => {
+    const task = {
+      spec: TINY,
+      policy: "cost" as const,
+      rateRps: 1.5,
+      objective: { quantile: "p90" as const, ms: 3000 },
+    };
+    const workers = new ProbePool(1);
+    try {
+      expect(await workers.run(task)).toEqual(await new ProbePool(0).run(task));
+    } finally {
+      await workers.close();
+    }
+  });
+});
