@@ -47,15 +47,20 @@ export class LiveEngine {
     return (performance.now() - this.#t0) * this.timeScale;
   }
 
-  /** Queue a request; throws if it can never fit in the KV cache (vLLM rejects it too). */
+  /**
+   * Queue a request; throws if it can never fit in the KV cache (vLLM rejects it too).
+   * `remoteTokens`: leading prompt tokens whose KV a transfer delivered (a P/D decode engine).
+   */
   submit(
     hashes: ArrayLike<number>,
     promptTokens: number,
     outputTokens: number,
     progress: Progress,
+    { remoteTokens = 0 }: { remoteTokens?: number } = {},
   ): EngineRequest {
     const now = this.now();
-    const request = engineRequest(this.#nextId++, hashes, promptTokens, outputTokens, now);
+    const id = this.#nextId++;
+    const request = engineRequest(id, hashes, promptTokens, outputTokens, now, remoteTokens);
     this.engine.enqueue(request);
     this.#active.set(request, { emitted: 0, counted: false, progress });
     if (this.engine.busy) this.#wake(this.engine.interrupt(now));
