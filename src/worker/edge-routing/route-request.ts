@@ -26,6 +26,11 @@ import { DeadlineError, withDeadline } from "./with-deadline.ts";
 export interface Ledger {
   /** Resolves to the prompt tokens `next` holds, or null when the router could not say. */
   reroute(ticket: string, failure: FailureKind, next: string): Promise<number | null>;
+  /**
+   * A disaggregated request's prefill leg failed (not a 4xx): its decode origin serves it
+   * alone. Resolves to the prompt tokens the decode origin holds, or null.
+   */
+  prefillFailed(ticket: string, failure: FailureKind): Promise<number | null>;
   complete(ticket: string, report: RequestReport): Promise<void>;
   /** The ticket was never used: release it blaming nobody. */
   cancel(ticket: string): Promise<void>;
@@ -58,6 +63,8 @@ function objectLedger(stub: PoolStub, model: string): Ledger {
   return {
     reroute: (ticket, failure, next) =>
       tryRecord("reroute", () => stub.reroute(ticket, failure, next)),
+    prefillFailed: (ticket, failure) =>
+      tryRecord("prefillFailed", () => stub.prefillFailed(ticket, failure)),
     complete: async (ticket, finished) => {
       const earlier = pendingReports.take(model);
       const recorded = await tryRecord("complete", () => stub.complete(ticket, finished, earlier));
@@ -72,6 +79,7 @@ function objectLedger(stub: PoolStub, model: string): Ledger {
 function coreLedger(router: CoreRouter, model: string): Ledger {
   return {
     reroute: async (ticket, failure, next) => router.reroute(ticket, failure, next, Date.now()),
+    prefillFailed: async (ticket, failure) => router.prefillFailed(ticket, failure, Date.now()),
     complete: async (ticket, finished) => {
       router.complete(ticket, routerOutcome(finished), Date.now());
       pendingReports.add(model, [finished]);
@@ -103,11 +111,14 @@ export async function routeRequest(
   });
   try {
     const decision = await withDeadline(ask, ref.pool.routeTimeoutMs);
-    if (decision.origin === null || ref.pool.origins.some((o) => o.id === decision.origin)) {
+    const known = (id: string | undefined) =>
+      id === undefined || ref.pool.origins.some((o) => o.id === id);
+    if (decision.origin === null || (known(decision.origin) && known(decision.prefill?.origin))) {
       const objectMs = Date.now() - askedAt;
       return { decision, ledger: objectLedger(stub, ref.model), objectMs, fallback: null };
     }
-    // The object holds newer settings than this isolate: it chose an origin we cannot reach.
+    // The object holds newer settings than this isolate: it chose an origin we cannot reach
+    // (the decode origin or the prefill origin).
     ctx.waitUntil(release(stub, decision));
     return fallback(ref, request, "fallback-settings");
   } catch (error) {

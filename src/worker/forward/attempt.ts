@@ -21,9 +21,14 @@ import { readWithin } from "./read-within.ts";
 export interface AttemptRequest {
   readonly path: string;
   readonly headers: Headers;
-  readonly body: ArrayBuffer;
+  /** The client's bytes, or a P/D leg's body the router built (pd/leg-bodies.ts). */
+  readonly body: ArrayBuffer | Uint8Array<ArrayBuffer> | string;
   readonly requestId: string;
   readonly timeoutMs: number;
+  /** Headers the router sets itself, after the client's are filtered (llm-d's prefiller). */
+  readonly routerHeaders?: Readonly<Record<string, string>> | undefined;
+  /** Aborts the attempt (the other leg of a P/D pair failed); its result is then to be ignored. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A response body whose first chunk has been read; the reader holds the rest. */
@@ -79,14 +84,13 @@ export async function attempt(
   origin: OriginSettings,
   request: AttemptRequest,
 ): Promise<AttemptResult> {
-  const init: RequestInit = {
-    method: "POST",
-    headers: originHeaders(request.headers, originKey(env, origin), request.requestId),
-    body: request.body,
-    redirect: "manual",
-  };
+  const headers = originHeaders(request.headers, originKey(env, origin), request.requestId);
+  for (const [name, value] of Object.entries(request.routerHeaders ?? {})) headers.set(name, value);
+  const init: RequestInit = { method: "POST", headers, body: request.body, redirect: "manual" };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+  const abort = () => controller.abort();
+  request.signal?.addEventListener("abort", abort, { once: true });
   const startedAt = Date.now();
   const failed = (failure: FailureKind, retryAfter: number | null = null): AttemptResult => ({
     ok: false,
@@ -118,5 +122,6 @@ export async function attempt(
     return failed(timedOut ? "timeout" : "connect");
   } finally {
     clearTimeout(timer);
+    request.signal?.removeEventListener("abort", abort);
   }
 }

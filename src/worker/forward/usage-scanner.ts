@@ -28,7 +28,8 @@ export function scanModeOf(contentType: string | null): ScanMode {
   return "none";
 }
 
-function usageOf(value: unknown): Usage | null {
+/** The `usage` of an OpenAI answer (or chunk), if it has one. */
+export function usageOf(value: unknown): Usage | null {
   if (typeof value !== "object" || value === null) return null;
   const usage = (value as { usage?: unknown }).usage;
   if (typeof usage !== "object" || usage === null) return null;

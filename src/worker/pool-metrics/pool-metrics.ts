@@ -17,7 +17,7 @@ import {
 } from "../request-record/request-report.ts";
 import { type HistogramData, histogram, observe } from "./histogram.ts";
 import { type SeriesPoint, TimeSeries, TTFB_BOUNDS } from "./time-series.ts";
-import { addUsage, type UsageSums, usageSums } from "./usage-sums.ts";
+import { addUsage, cacheUsage, type UsageSums, usageSums } from "./usage-sums.ts";
 
 /** The object's round trip, seconds (the pool's `routeTimeoutMs` defaults to 1 s). */
 export const OBJECT_BOUNDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -66,11 +66,9 @@ export class PoolMetrics {
 
   record(report: RequestReport, now: number): void {
     for (const f of failovers(report)) bump(this.#origin(f.origin).failovers, f.kind);
-    if (report.origin !== null) {
-      const c = this.#origin(report.origin);
-      bump(c.requests, report.outcome);
-      addUsage(c, report);
-    }
+    if (report.origin !== null) bump(this.#origin(report.origin).requests, report.outcome);
+    const usage = cacheUsage(report);
+    if (usage.origin !== null) addUsage(this.#origin(usage.origin), usage);
     if (report.fallback !== null) bump(this.#fallbacks, report.fallback);
     if (report.objectMs !== null) observe(this.#object, report.objectMs / 1000);
     if (report.ttfbMs !== undefined) observe(this.#ttfb, report.ttfbMs / 1000);

@@ -8,7 +8,7 @@
 
 import type { RequestReport } from "../request-record/request-report.ts";
 import { type HistogramData, histogram, observe, quantile } from "./histogram.ts";
-import { addUsage, type UsageSums, usageSums } from "./usage-sums.ts";
+import { addUsage, cacheUsage, type UsageSums, usageSums } from "./usage-sums.ts";
 
 /** Time to first byte bounds, seconds (shared with the pool's TTFB histogram). */
 export const TTFB_BOUNDS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -64,7 +64,7 @@ export class TimeSeries {
     const b = this.#bucket(now);
     b.requests++;
     if (report.outcome !== "ok") b.errors++;
-    addUsage(b, report);
+    addUsage(b, cacheUsage(report));
     if (report.ttfbMs !== undefined) observe(b.ttfb, report.ttfbMs / 1000);
   }
 

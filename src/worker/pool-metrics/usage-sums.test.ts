@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RequestReport } from "../request-record/request-report.ts";
-import { addUsage, usageSums } from "./usage-sums.ts";
+import { addUsage, cacheUsage, usageSums } from "./usage-sums.ts";
 
 const report = (usage: Partial<RequestReport>): RequestReport => ({
   origin: "a",
@@ -37,5 +37,30 @@ describe("usage sums", () => {
     const sums = usageSums();
     addUsage(sums, report({ promptTokens: 40, cachedTokens: 32, matchedTokens: 64 }));
     expect(sums.matchedTokens).toBe(40);
+  });
+
+  it("takes a disaggregated request's cache hit from its prefill leg, for the prefill origin", () => {
+    // vLLM's decode engine reports every prompt token but the last as cached: not a cache hit.
+    const disaggregated = report({
+      promptTokens: 100,
+      cachedTokens: 99,
+      matchedTokens: 100,
+      prefill: { origin: "p", matchedTokens: 32, usage: { promptTokens: 100, cachedTokens: 40 } },
+    });
+    expect(cacheUsage(disaggregated)).toEqual({
+      origin: "p",
+      matchedTokens: 32,
+      promptTokens: 100,
+      cachedTokens: 40,
+    });
+    // llm-d's sidecar answers no prefill usage: the request has none to count.
+    const sidecar = report({
+      promptTokens: 100,
+      cachedTokens: 99,
+      prefill: { origin: "p", matchedTokens: 0 },
+    });
+    const sums = usageSums();
+    addUsage(sums, cacheUsage(sidecar));
+    expect(sums).toEqual(usageSums());
   });
 });

@@ -136,6 +136,14 @@ export class RouterObject extends DurableObject<Env> {
     return matched;
   }
 
+  /** The ticket's prefill leg failed (not a 4xx); its decode origin serves it alone. */
+  prefillFailed(ticket: string, failure: FailureKind): number | null {
+    this.#ready();
+    const matched = this.#router?.prefillFailed(ticket, failure, Date.now()) ?? null;
+    if (matched !== null) this.#touch();
+    return matched;
+  }
+
   /** A decision the Worker will not use (it arrived late, or names an unknown origin). */
   cancel(ticket: string): boolean {
     this.#ready();

@@ -8,7 +8,12 @@
  * lists its fields).
  */
 import type { RouteDecision } from "../../core/router/router-types.ts";
-import type { FailedAttempt, RequestOutcome, RequestReport } from "./request-report.ts";
+import type {
+  FailedAttempt,
+  PrefillReport,
+  RequestOutcome,
+  RequestReport,
+} from "./request-report.ts";
 
 export interface RequestLogLine {
   msg: "llm_request";
@@ -35,6 +40,11 @@ export interface RequestLogLine {
   objectMs: number | null;
   /** The error code sent to the client, if any. */
   error: string | null;
+  /** In a P/D pool: how it was served (`x-router-pd`: remote, local-cached, prefill-failed...). */
+  pd: string | null;
+  /** The prefill origin whose KV the answer came from, and its engine's cached tokens. */
+  prefillOrigin: string | null;
+  prefillCachedTokens: number | null;
 }
 
 /** A decision and how it was reached (edge-routing's `Routed` is one). */
@@ -57,6 +67,10 @@ export class RequestRecord {
   attempts = 0;
   matchedTokens = 0;
   readonly failures: FailedAttempt[] = [];
+  /** In a P/D pool, how the request is served: `x-router-pd`'s value; null elsewhere. */
+  pd: string | null = null;
+  /** The prefill leg whose KV the serving origin takes, once it answered (src/worker/pd/). */
+  prefill: PrefillReport | null = null;
   /** The body is still streaming: the log line is written when it ends, not by the middleware. */
   streaming = false;
   #report: RequestReport | null = null;
@@ -72,6 +86,16 @@ export class RequestRecord {
     this.objectMs = objectMs;
     this.fallback = fallback;
     this.matchedTokens = decision.matchedTokens;
+    this.pd = decision.pdReason?.slice("pd:".length) ?? null;
+  }
+
+  /**
+   * The origin failed before its first byte and another is tried, alone: a prefill leg's KV
+   * goes unused (the core's `reroute` ends it).
+   */
+  rerouted(): void {
+    if (this.pd === "remote") this.pd = "decode-failed";
+    this.prefill = null;
   }
 
   /**
@@ -92,6 +116,7 @@ export class RequestRecord {
       ttfbMs: end.ttfbMs,
       objectMs: this.objectMs,
       fallback: this.fallback,
+      ...(this.prefill ? { prefill: this.prefill } : {}),
     };
     return this.#report;
   }
@@ -118,6 +143,9 @@ export class RequestRecord {
       failures: this.failures,
       objectMs: this.objectMs,
       error,
+      pd: this.pd,
+      prefillOrigin: report?.prefill?.origin ?? null,
+      prefillCachedTokens: report?.prefill?.usage?.cachedTokens ?? null,
     };
   }
 

@@ -34,6 +34,20 @@ describe("RequestReport", () => {
     expect(routerOutcome(report(outcome, failures))).toEqual(expected);
   });
 
+  it("passes a prefill leg's usage whatever became of the decode, so the core learns from it", () => {
+    const usage = { promptTokens: 100, cachedTokens: 40 };
+    const prefill = { origin: "p", matchedTokens: 32, usage };
+    for (const outcome of ["ok", "stream_error", "client_abort"] as const) {
+      expect(routerOutcome({ ...report(outcome), prefill }).prefill).toEqual(usage);
+    }
+    // llm-d's sidecar answers no prefill usage: nothing to learn.
+    expect(routerOutcome({ ...report("ok"), prefill: { origin: "p", matchedTokens: 0 } })).toEqual({
+      ok: true,
+      promptTokens: 100,
+      cachedTokens: 60,
+    });
+  });
+
   it("counts a failover for each failed attempt another origin followed", () => {
     expect(failovers(report("ok", [timeout, busy]))).toEqual([timeout, busy]);
     // No origin answered: the last failure ended the request, nothing followed it.

@@ -7,7 +7,7 @@
  * of its metrics (`PoolMetrics`). Plain data, so it crosses Workers RPC as is; no prompt text,
  * no request id. The request log's line is written from the same record (request-record.ts).
  */
-import type { FailureKind, Outcome } from "../../core/router/router-types.ts";
+import type { EngineUsage, FailureKind, Outcome } from "../../core/router/router-types.ts";
 
 /**
  * How a request ended, as the `outcome` label:
@@ -33,6 +33,17 @@ export interface FailedAttempt {
   readonly kind: FailureKind;
 }
 
+/**
+ * The prefill leg of a disaggregated request whose decode leg took its KV (src/worker/pd/): its
+ * origin, the prompt tokens it was believed to hold, and its engine's usage when it answered
+ * (llm-d's sidecar answers none).
+ */
+export interface PrefillReport {
+  readonly origin: string;
+  readonly matchedTokens: number;
+  readonly usage?: EngineUsage | undefined;
+}
+
 export interface RequestReport {
   /** The origin that answered, or the last one tried when none did. */
   readonly origin: string | null;
@@ -50,6 +61,8 @@ export interface RequestReport {
   readonly objectMs: number | null;
   /** `fallback-*` reason when the Worker routed alone, else null. */
   readonly fallback: string | null;
+  /** The prefill leg whose KV the serving origin took, if the request was disaggregated. */
+  readonly prefill?: PrefillReport | undefined;
 }
 
 /**
@@ -63,18 +76,23 @@ export function failovers(report: RequestReport): readonly FailedAttempt[] {
 /**
  * What the router learns from the request. Only an origin's own failure counts against it: the
  * last failed attempt when none answered, a broken or stalled stream; a client leaving or an
- * origin's 4xx is neither success nor failure. Usage teaches only on success.
+ * origin's 4xx is neither success nor failure. Usage teaches only on success. A prefill leg
+ * that answered says so whatever became of the decode (the core learns from its usage).
  */
 export function routerOutcome(report: RequestReport): Outcome {
-  switch (report.outcome) {
-    case "ok":
-      return { ok: true, promptTokens: report.promptTokens, cachedTokens: report.cachedTokens };
-    case "stream_error":
-      return { ok: false, failure: "stream" };
-    case "failed":
-      return { ok: false, failure: report.failures.at(-1)?.kind };
-    case "origin_status":
-    case "client_abort":
-      return { ok: false };
-  }
+  const prefill = report.prefill?.usage;
+  const outcome = ((): Outcome => {
+    switch (report.outcome) {
+      case "ok":
+        return { ok: true, promptTokens: report.promptTokens, cachedTokens: report.cachedTokens };
+      case "stream_error":
+        return { ok: false, failure: "stream" };
+      case "failed":
+        return { ok: false, failure: report.failures.at(-1)?.kind };
+      case "origin_status":
+      case "client_abort":
+        return { ok: false };
+    }
+  })();
+  return prefill === undefined ? outcome : { ...outcome, prefill };
 }

@@ -3,6 +3,9 @@
 /** `usage.prompt_tokens_details.cached_tokens` in every answer of the test origins. */
 export const CACHED_TOKENS = 32;
 
+/** The cached_tokens of the P/D test origins' prefill legs (pd-origin.node.ts). */
+export const PD_PREFILL_CACHED = 48;
+
 /** Where the `redirect` test origin points: an internal address the client must never see. */
 export const REDIRECT_LOCATION = "http://10.0.0.9:8000/internal/v1/chat/completions";
 
@@ -29,3 +32,10 @@ export const STEERING_HEADERS = [
   "x-api-key",
   "api-key",
 ] as const;
+
+/** A request as a test origin received it (`GET /_received/<name>` lists them). */
+export interface ReceivedRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}

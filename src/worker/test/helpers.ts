@@ -6,6 +6,7 @@ import { env, exports } from "cloudflare:workers";
 import { inject } from "vitest";
 import type { PoolSettingsInput, SettingsInput } from "../../core/settings/settings-schema.ts";
 import { SIGNATURE_HEADER, signatureHeader } from "../../core/webhook-signature.ts";
+import type { ReceivedRequest } from "./fixture.ts";
 
 export const originBase = inject("originBase");
 export const refusedBase = inject("refusedBase");
@@ -76,6 +77,11 @@ export async function hits(name: string): Promise<number> {
 /** Requests to the test origin `name` whose connection the router closed before they ended. */
 export async function aborted(name: string): Promise<number> {
   return Number(await (await fetch(`${originBase}/_aborted/${name}`)).text());
+}
+
+/** What the test origin `name` received, request by request (path, headers, body). */
+export async function received(name: string): Promise<ReceivedRequest[]> {
+  return (await (await fetch(`${originBase}/_received/${name}`)).json()) as ReceivedRequest[];
 }
 
 export async function releaseHeld(name: string): Promise<void> {

@@ -14,17 +14,25 @@
  *                    JSON document), then nothing.
  * - redirect:        307 to an internal address (`REDIRECT_LOCATION`).
  * Stalled and hung answers end at HOLD_MAX_MS if the router has not closed them by then.
+ * - P/D engines (pd-prefill, pd-decode, pd-reject, sgl-prefill, sgl-decode): pd-origin.node.ts.
  * Every answer is a pure function of the request, so a test can fetch the origin directly and
  * compare bytes. Each response says what the origin received (x-test-* headers);
  * GET /_hits/<name> counts requests per origin name, GET /_aborted/<name> those whose
- * connection the router closed before the answer ended.
+ * connection the router closed before the answer ended, GET /_received/<name> lists each
+ * request's path, headers and body.
  * The worker tests start it in their global setup (origins.node.ts); the end-to-end tests under
  * wrangler dev start their own.
  */
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { CACHED_TOKENS, REDIRECT_LOCATION, STEERING_HEADERS } from "./fixture.ts";
+import {
+  CACHED_TOKENS,
+  REDIRECT_LOCATION,
+  type ReceivedRequest,
+  STEERING_HEADERS,
+} from "./fixture.ts";
+import { pdOrigin } from "./pd-origin.node.ts";
 
 const HOLD_MAX_MS = 8000;
 
@@ -50,18 +58,18 @@ function received(req: IncomingMessage, body: Buffer): Record<string, string> {
   };
 }
 
-function usage(body: Buffer) {
+function usage(body: Buffer, cachedTokens = CACHED_TOKENS) {
   const promptTokens = Math.ceil(body.length / 4);
   return {
     prompt_tokens: promptTokens,
     completion_tokens: 3,
     total_tokens: promptTokens + 3,
-    prompt_tokens_details: { cached_tokens: CACHED_TOKENS },
+    prompt_tokens_details: { cached_tokens: cachedTokens },
   };
 }
 
 /** SSE chunks; "é" and "€" are split across writes to catch any re-encoding. */
-function sseChunks(name: string, body: Buffer): Buffer[] {
+function sseChunks(name: string, body: Buffer, cachedTokens = CACHED_TOKENS): Buffer[] {
   const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
   const first = event({ id: name, choices: [{ index: 0, delta: { content: "café €" } }] });
   const bytes = Buffer.from(first);
@@ -70,7 +78,7 @@ function sseChunks(name: string, body: Buffer): Buffer[] {
     bytes.subarray(0, cut),
     bytes.subarray(cut),
     Buffer.from(event({ id: name, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })),
-    Buffer.from(event({ id: name, choices: [], usage: usage(body) })),
+    Buffer.from(event({ id: name, choices: [], usage: usage(body, cachedTokens) })),
     Buffer.from("data: [DONE]\n\n"),
   ];
 }
@@ -86,6 +94,8 @@ export interface TestOrigins {
 export async function startTestOrigins(): Promise<TestOrigins> {
   const hits = new Map<string, number>();
   const aborted = new Map<string, number>();
+  const receivedBy = new Map<string, ReceivedRequest[]>();
+  const pdAnswer = pdOrigin();
   const holds = new Map<string, (() => void)[]>();
   const sockets = new Set<Socket>();
   const count = (counter: Map<string, number>, name: string) =>
@@ -107,18 +117,40 @@ export async function startTestOrigins(): Promise<TestOrigins> {
       res.end(String((behaviour === "_hits" ? hits : aborted).get(name) ?? 0));
       return;
     }
+    if (behaviour === "_received") {
+      res.end(JSON.stringify(receivedBy.get(name) ?? []));
+      return;
+    }
     count(hits, name);
+    const seen = receivedBy.get(name) ?? [];
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter((e): e is [string, string] => typeof e[1] === "string"),
+    );
+    seen.push({ path: req.url ?? "", headers, body: body.toString("utf8") });
+    receivedBy.set(name, seen);
     res.on("close", () => {
       if (!res.writableFinished) count(aborted, name);
     });
     const echo = { ...received(req, body), "x-test-origin": name, "set-cookie": "origin=1" };
-    let stream = false;
+    let json: Record<string, unknown> | null = null;
     try {
-      stream = JSON.parse(body.toString("utf8")).stream === true;
+      json = JSON.parse(body.toString("utf8"));
     } catch {
       // A body that is not JSON gets the JSON answer.
     }
+    const stream = json?.stream === true;
     const type = stream ? "text/event-stream" : "application/json";
+    const ok = (cachedTokens?: number) => {
+      if (!stream) {
+        res.writeHead(200, { "content-type": "application/json", ...echo });
+        res.end(JSON.stringify({ id: name, choices: [], usage: usage(body, cachedTokens) }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream", ...echo });
+      for (const chunk of sseChunks(name, body, cachedTokens)) res.write(chunk);
+      res.end();
+    };
+    if (await pdAnswer(behaviour, name, req, res, { json, body, echo, ok })) return;
     switch (behaviour) {
       case "fail500":
         res.writeHead(500, { "content-type": "application/json", ...echo });

@@ -2,7 +2,8 @@
  * `POST /v1/chat/completions` and `POST /v1/completions` (docs/architecture.md, "One
  * request"): body limit, headers the origin can take, the body's structural budget and JSON,
  * then the handler: validate the routing fields, find the pool, hash the prompt here at the
- * edge, ask the pool's object (or the fallback) for a decision, forward the original bytes.
+ * edge, ask the pool's object (or the fallback) for a decision, forward the original bytes (a
+ * disaggregated request: two legs, src/worker/pd/).
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
@@ -10,6 +11,7 @@ import { routeRequest } from "../../edge-routing/route-request.ts";
 import { modelNotFound } from "../../errors/api-error.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
+import { disaggregate } from "../../pd/disaggregate.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import {
   chatRequest,
@@ -43,13 +45,16 @@ function completionsHandler(
     // `npm run bench:core` measures it.
     const key = promptKey(body, pool.chunkBytes);
     const ref = { model: body.model, pool, version: settings.version(body.model) };
+    const json = c.get("json") as Record<string, unknown>;
     const routed = await routeRequest(c.env, c.executionCtx, ref, {
       chunkHashes: key.chunkHashes,
       promptTokens: key.promptTokens,
       sessionKey: c.req.header(SESSION_HEADER),
+      // Several choices are never disaggregated; the engine checks `n` itself.
+      n: Number.isInteger(json.n) ? (json.n as number) : undefined,
     });
     record.decided(routed);
-    return forward({
+    const input = {
       env: c.env,
       ctx: c.executionCtx,
       pool,
@@ -60,8 +65,11 @@ function completionsHandler(
         body: bytes,
         requestId: c.get("requestId"),
       },
+      json,
       record,
-    });
+    };
+    // A decision with a prefill origin takes two legs (src/worker/pd/); any other, one origin.
+    return routed.decision.prefill ? disaggregate(input) : forward(input);
   };
 }
 
