@@ -2,21 +2,32 @@
  * The whole router running locally: N simulated engines (OpenAI-compatible HTTP servers over the
  * simulator's engine model), `wrangler dev` (the real Worker and Durable Object, local KV and
  * storage), and a reporter per engine posting signed load webhooks to the router, exactly as in
- * production. Used by `npm start` and by the end-to-end tests.
+ * production. Used by `npm start` and by the end-to-end tests. Engines may be sides of P/D pairs
+ * (`engines`, `pdFleet`): their origin settings then carry the role and protocol.
  */
 import { createServer } from "node:net";
 import { join } from "node:path";
 import type { EngineProfile } from "../../sim/engine/profiles.ts";
 import type { SettingsInput } from "../../src/core/settings/settings-schema.ts";
 import { type RunningEngine, startEngineServer } from "../engine/engine-server.ts";
+import type { PdEngineOptions } from "../engine/pd/pd-engine.ts";
+import type { PdProtocol } from "../engine/pd/pd-role.ts";
 import { runReporter } from "../reporter/reporter.ts";
 import { type DevSecrets, ensureDevVars } from "./dev-vars.ts";
 import { startWranglerDev, type WranglerDev } from "./wrangler-dev.ts";
 
+/** One engine of the stack: its id, and its side of a P/D pair if it has one. */
+export interface EngineSpec {
+  readonly id: string;
+  readonly pd?: PdEngineOptions;
+}
+
 export interface StackOptions {
   /** Project root (where wrangler.toml is). */
   root: string;
+  /** Engines `gpu-a`, `gpu-b`, ... that serve whole requests, unless `engines` says otherwise. */
   origins: number;
+  engines?: readonly EngineSpec[];
   profile: EngineProfile;
   /** Simulated GPU time runs this many times faster than the wall clock. */
   timeScale: number;
@@ -32,18 +43,46 @@ export interface StackEngine {
   id: string;
   url: string;
   running: RunningEngine | null;
+  pd?: PdEngineOptions;
+  /** A P/D prefill engine's private address (side channel, bootstrap server). */
+  endpoint: string | null;
 }
 
 export interface Stack {
   routerUrl: string;
   secrets: DevSecrets;
   engines: StackEngine[];
-  /** Origin settings for a pool over this stack's engines (speeds in wall-clock terms). */
-  originSettings(): NonNullable<SettingsInput["pools"][string]>["origins"];
+  /**
+   * Origin settings for a pool over this stack's engines (speeds in wall-clock terms), all of
+   * them or those `ids` names; a P/D engine's say its role and protocol.
+   */
+  originSettings(ids?: readonly string[]): OriginInput[];
   putSettings(doc: SettingsInput): Promise<void>;
   /** Stop one engine abruptly (its port then refuses connections). */
   killEngine(id: string): Promise<void>;
   stop(): Promise<void>;
+}
+
+type OriginInput = NonNullable<SettingsInput["pools"][string]>["origins"][number];
+
+/** A P/D fleet of `count` engines: one prefill engine in four (at least one), decode the rest. */
+export function pdFleet(count: number, protocol: PdProtocol): EngineSpec[] {
+  const prefill = Math.max(1, Math.round(count / 4));
+  const letter = (i: number) => String.fromCharCode(97 + i);
+  return Array.from({ length: Math.max(count, 2) }, (_, i) =>
+    i < prefill
+      ? { id: `prefill-${letter(i)}`, pd: { protocol, role: "prefill" } }
+      : { id: `decode-${letter(i - prefill)}`, pd: { protocol, role: "decode" } },
+  );
+}
+
+/** The role and `pd` block of a P/D engine's origin settings. */
+function pdSettings(e: StackEngine): Partial<OriginInput> {
+  if (!e.pd) return {};
+  const { protocol, role } = e.pd;
+  const port = Number(e.endpoint?.split(":").at(-1));
+  const bootstrap = protocol === "sglang" && role === "prefill" ? { bootstrapPort: port } : {};
+  return { role, pd: { protocol, ...bootstrap } };
 }
 
 export function freePort(): Promise<number> {
@@ -70,15 +109,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await wrangler?.stop();
   };
   try {
-    for (let i = 0; i < options.origins; i++) {
-      const id = `gpu-${String.fromCharCode(97 + i)}`;
+    const specs: readonly EngineSpec[] =
+      options.engines ??
+      Array.from({ length: options.origins }, (_, i) => ({
+        id: `gpu-${String.fromCharCode(97 + i)}`,
+      }));
+    for (const { id, pd } of specs) {
       const running = await startEngineServer({
         id,
         port: 0,
         profile: options.profile,
         timeScale: options.timeScale,
+        pd,
+        log: options.log,
       });
-      engines.push({ id, url: running.url, running });
+      const endpoint = running.pd?.endpoint ?? null;
+      engines.push({ id, url: running.url, running, pd, endpoint });
     }
     wrangler = await startWranglerDev({
       cwd: options.root,
@@ -110,15 +156,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     routerUrl,
     secrets,
     engines,
-    originSettings: () =>
-      engines.map((e) => ({
-        id: e.id,
-        url: e.url,
-        kvCapacityTokens: options.profile.kvCapacityTokens,
-        prefillTokensPerSecond: Math.round(
-          options.profile.prefillTokensPerSecond * options.timeScale,
-        ),
-      })),
+    originSettings: (ids) =>
+      engines
+        .filter((e) => ids === undefined || ids.includes(e.id))
+        .map((e) => ({
+          id: e.id,
+          url: e.url,
+          kvCapacityTokens: options.profile.kvCapacityTokens,
+          prefillTokensPerSecond: Math.round(
+            options.profile.prefillTokensPerSecond * options.timeScale,
+          ),
+          ...pdSettings(e),
+        })),
     async putSettings(doc) {
       const res = await fetch(`${routerUrl}/admin/settings`, {
         method: "PUT",

@@ -6,7 +6,10 @@
  * so no run warms another's caches), prints a table, and leaves the stack running.
  *
  *   npm start -- [--requests 300] [--policy cost,round-robin] [--origins 4] [--trace PATH]
- *                [--time-scale 10] [--load 0.7] [--once]
+ *                [--time-scale 10] [--load 0.7] [--once] [--pd [--pd-protocol vllm-nixl|sglang]]
+ *
+ * With `--pd`, the engines are a disaggregated fleet (one prefill engine in four, the rest
+ * decode) speaking vLLM's NIXL protocol (or SGLang's), and every pool is a P/D pool.
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -15,15 +18,17 @@ import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { parseMooncake } from "../../sim/trace/mooncake.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
-import { type Stack, startStack } from "../local-stack/stack.ts";
+import { pdFleet, type Stack, startStack } from "../local-stack/stack.ts";
 import { replay } from "../replay/replay.ts";
 import { conversations } from "../replay/sessions.ts";
 import { formatSummaries, type PolicySummary, summarise } from "../replay/summary.ts";
+import { pdSummary } from "./pd-summary.ts";
 import { schedule } from "./schedule.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const usage =
-  "usage: npm start -- [--requests N] [--policy a,b] [--origins N] [--trace PATH] [--time-scale S] [--load X] [--once]";
+  "usage: npm start -- [--requests N] [--policy a,b] [--origins N] [--trace PATH] [--time-scale S] [--load X] [--once]\n" +
+  "                    [--pd [--pd-protocol vllm-nixl|sglang]]";
 
 function fail(message: string): never {
   console.error(`start: ${message}\n${usage}`);
@@ -40,6 +45,8 @@ const { values } = parseArgs({
     load: { type: "string", default: "0.6" },
     "max-tokens": { type: "string", default: "256" },
     once: { type: "boolean", default: false },
+    pd: { type: "boolean", default: false },
+    "pd-protocol": { type: "string", default: "vllm-nixl" },
   },
 });
 const requests = Number(values.requests);
@@ -55,6 +62,17 @@ if (!(timeScale > 0) || !(load > 0) || !(maxTokens >= 1))
   fail("--time-scale, --load, --max-tokens must be positive");
 for (const p of policies)
   if (!POLICY_TYPES.includes(p)) fail(`unknown policy ${p}; known: ${POLICY_TYPES.join(", ")}`);
+const protocol = values["pd-protocol"];
+if (protocol !== "vllm-nixl" && protocol !== "sglang")
+  fail(`--pd-protocol ${protocol} must be vllm-nixl or sglang`);
+if (values.pd && origins < 2) fail("--pd needs --origins 2 or more");
+// SGLang decode engines cannot serve alone: an sglang fleet always prefills remotely.
+const disaggregation = !values.pd
+  ? {}
+  : {
+      disaggregation:
+        protocol === "sglang" ? { minUncachedTokens: 0, prefillBusyMs: 3_600_000 } : {},
+    };
 
 const profile = profileNamed(DEFAULT_PROFILE);
 const records = conversations(
@@ -74,12 +92,14 @@ async function shutdown(code: number): Promise<never> {
 process.on("SIGINT", () => void shutdown(130));
 process.on("SIGTERM", () => void shutdown(143));
 
+const fleet = values.pd ? ` (${protocol} prefill/decode)` : "";
 console.error(
-  `starting ${origins} engines (${profile.name}, time x${timeScale}) and wrangler dev...`,
+  `starting ${origins} engines${fleet} (${profile.name}, time x${timeScale}) and wrangler dev...`,
 );
 stack = await startStack({
   root,
   origins,
+  engines: values.pd ? pdFleet(origins, protocol) : undefined,
   profile,
   timeScale,
   persistTo: join(root, ".wrangler/start-state"),
@@ -87,7 +107,7 @@ stack = await startStack({
 const pools = Object.fromEntries(
   policies.map((p) => [
     `demo-${p}`,
-    { origins: stack?.originSettings() ?? [], policy: { type: p } },
+    { origins: stack?.originSettings() ?? [], policy: { type: p }, ...disaggregation },
   ]),
 );
 await stack.putSettings({ pools });
@@ -100,17 +120,17 @@ for (const [i, policy] of policies.entries()) {
   const model = `demo-${policy}`;
   const timed = schedule(records, { model, load, fleetTokensPerSecond, maxTokens });
   const results = await replay(stack.routerUrl, timed, (done) => bar.update(i, done));
-  rows.push(
-    summarise(
-      policy,
-      results,
-      stack.engines.map((e) => e.id),
-    ),
-  );
+  // Prefill engines never answer a client: their columns would be zeros.
+  const serving = stack.engines.filter((e) => e.pd?.role !== "prefill").map((e) => e.id);
+  rows.push(summarise(policy, results, serving));
   const failed = results.find((r) => !r.ok);
   if (failed) console.error(`\n${policy}: a request failed: ${failed.error}`);
 }
 console.log(`\n${formatSummaries(rows)}\n`);
+if (values.pd) {
+  console.log(`${await pdSummary(stack, Object.keys(pools))}\n`);
+  console.log("Cached tokens are what clients saw: a decode engine counts the KV it was sent.");
+}
 console.log(`TTFT is wall-clock at the client; engines run ${timeScale}x faster than a real H100.`);
 const failures = rows.reduce((s, r) => s + r.failed, 0);
 if (values.once) await shutdown(failures > 0 ? 1 : 0);
