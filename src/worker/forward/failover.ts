@@ -22,7 +22,7 @@ export interface ForwardInput {
   readonly pool: PoolSettings;
   readonly routed: Routed;
   /** The client's request: its bytes go to the origin unless a P/D leg needs another body. */
-  readonly request: Omit<AttemptRequest, "timeoutMs">;
+  readonly request: Omit<AttemptRequest, "timeoutMs" | "body"> & { readonly body: ArrayBuffer };
   /** The parsed body, which P/D legs are built from (pd/leg-bodies.ts). */
   readonly json: Readonly<Record<string, unknown>>;
   readonly record: RequestRecord;

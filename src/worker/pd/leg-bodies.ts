@@ -59,13 +59,12 @@ const CLOSE_BRACE = 0x7d;
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 /**
- * The client's JSON object (`bytes`) with `fields` appended after its last member; `empty` says
- * the object has no member (no comma then). The caller has parsed `bytes` as an object and
- * refused bodies that already set any of `fields`.
+ * The client's JSON object (`bytes`) with `fields` appended after its last member. The caller
+ * has parsed `bytes` as an object with members (`model` at least) and refused bodies that
+ * already set any of `fields`.
  */
 export function withFields(
   bytes: ArrayBuffer,
-  empty: boolean,
   fields: Readonly<Record<string, unknown>>,
 ): Uint8Array<ArrayBuffer> {
   const source = new Uint8Array(bytes);
@@ -73,7 +72,7 @@ export function withFields(
   while (end >= 0 && WHITESPACE.has(source[end] as number)) end--;
   if (source[end] !== CLOSE_BRACE) throw new Error("withFields: the body is not a JSON object");
   const members = JSON.stringify(fields).slice(1, -1);
-  const added = new TextEncoder().encode(`${empty ? "" : ","}${members}`);
+  const added = new TextEncoder().encode(`,${members}`);
   const out = new Uint8Array(source.length + added.length);
   out.set(source.subarray(0, end), 0);
   out.set(added, end);

@@ -45,7 +45,7 @@ export async function serveSglang(
   }).then((result) => prefillAnswer(result, pool.streamIdleTimeoutMs, stopPrefill.signal));
   const decodeLeg = attempt(env, decode, {
     ...input.request,
-    body: withFields(input.request.body as ArrayBuffer, false, bootstrap),
+    body: withFields(input.request.body, bootstrap),
     timeoutMs,
     signal: stopDecode.signal,
   });

@@ -38,7 +38,7 @@ export async function serveNixl(
     typeof params === "object" && params !== null
       ? {
           leg: {
-            body: withFields(input.request.body as ArrayBuffer, false, {
+            body: withFields(input.request.body, {
               kv_transfer_params: { ...params, remote_host: engineHost(prefill) },
             }),
           },
