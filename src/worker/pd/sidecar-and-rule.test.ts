@@ -1,10 +1,13 @@
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { poolSettings } from "../../core/settings/settings-schema.ts";
 import { hits, origin, originBase, pool, putSettings, received } from "../test/helpers.ts";
 import { ALWAYS, clientBody, pdRole, post, settledState } from "./test-pools.ts";
 
 const sidecar = (role: "prefill" | "decode", engineHost?: string) =>
   pdRole("llmd-sidecar", role, engineHost ? { engineHost } : {});
 const nixl = (role: "prefill" | "decode") => pdRole("vllm-nixl", role);
+const NEWER_DECODE = origin("nw-d", "pd-decode", nixl("decode"));
 
 beforeAll(async () => {
   await putSettings({
@@ -28,6 +31,9 @@ beforeAll(async () => {
         ],
         { disaggregation: ALWAYS, policy: { type: "round-robin" } },
       ),
+      "pd-newer": pool([origin("nw-p1", "pd-prefill", nixl("prefill")), NEWER_DECODE], {
+        disaggregation: ALWAYS,
+      }),
       "pd-rule": pool(
         [
           origin("ru-p", "pd-prefill", nixl("prefill")),
@@ -95,5 +101,28 @@ describe("the disaggregation rule, as the Worker serves it", () => {
     await res.text();
     const state = await settledState("pd-rule");
     expect(state.pd.byReason).toEqual({ "pd:remote": 1, "pd:local-cached": 1, "pd:n>1": 1 });
+  });
+});
+
+describe("an object with newer settings than this isolate", () => {
+  it("names a prefill origin this isolate cannot reach: the isolate routes alone (fallback-settings)", async () => {
+    const model = "pd-newer";
+    await (await post(clientBody(model, "warm"))).text();
+    // The object now holds later settings whose only prefill origin this isolate does not know.
+    const newer = poolSettings.parse(
+      pool([origin("nw-p2", "pd-prefill", nixl("prefill")), NEWER_DECODE], {
+        disaggregation: ALWAYS,
+      }),
+    );
+    await env.ROUTER.getByName(model).applySettings(model, newer, {
+      revision: Date.now() + 60_000,
+      fingerprint: "newer",
+    });
+    const res = await post(clientBody(model, "newer"));
+    expect(res.headers.get("x-router-reason")).toBe("fallback-settings");
+    // The isolate's own router decided, over the origins it knows.
+    expect(res.headers.get("x-router-prefill-origin")).toBe("nw-p1");
+    await res.text();
+    expect(await hits("nw-p2")).toBe(0);
   });
 });
