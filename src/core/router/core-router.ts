@@ -306,38 +306,23 @@ export class CoreRouter {
   }
 
   stats(now: number): RouterStats {
-    const tokensPerChunk = this.tokensPerChunk;
-    const origins = this.#slots.order.map((slot) => {
-      const { settings, routed } = this.#slots.at(slot);
-      const load = this.#board.view(slot, now);
-      const ownedChunks = this.#claims.ownedChunks(slot);
-      const capacityChunks = this.#capacity.effectiveChunks(slot);
-      return originStats({ settings, routed, load, ownedChunks, capacityChunks }, tokensPerChunk);
-    });
     const { chunks, nodes, ownerships, bytes } = this.#claims.stats();
-    const hot = this.#hot.top(HOT_PREFIXES_SHOWN, now);
     return {
       model: this.model,
       policy: this.#policy.name,
-      origins,
+      origins: this.#slots.order.map((slot) => originStats(this.#parts, slot, now)),
       index: { chunks, nodes, ownerships, bytes },
       decisions: { total: this.#log.total, byReason: { ...this.#log.byReason } },
       pd: { byReason: { ...this.#log.byPdReason }, prefillFailed: this.#legs.prefillFailed },
       accuracy: { ...this.#capacity.accuracy },
       failures: { ...this.#legs.failures },
       shadows: this.#policy.shadowStats(),
-      hotPrefixes: hot.map((p) =>
-        hotPrefixStats(p, this.#holders(p.hashes, p.depth), tokensPerChunk),
-      ),
+      hotPrefixes: this.#hot
+        .top(HOT_PREFIXES_SHOWN, now)
+        .map((prefix) => hotPrefixStats(this.#parts, prefix)),
       outstanding: this.#legs.size,
       recent: this.#log.recent(),
     };
-  }
-
-  /** Ids of the origins the index believes hold the first `depth` chunks of `hashes`. */
-  #holders(hashes: ArrayLike<number>, depth: number): string[] {
-    const holders = this.#claims.holders(hashes, depth, this.#slots.order);
-    return holders.map((slot) => this.#slots.at(slot).settings.id);
   }
 
   /** Test-only: throws if a part's or the index's invariants are broken. O(size). */
