@@ -1,26 +1,20 @@
 /**
  * The figures of `CoreRouter.stats` (for `/admin/state`, metrics, the dashboard and the
- * simulator), assembled from what the router's parts read out. Pure: the router gathers the
- * readings, these shape them into the contract of router-types.ts and change nothing.
+ * simulator) that are read off the router's parts (router-parts.ts): each origin's, and each
+ * hot prefix's with the origins holding it. They read and shape into the contract of
+ * router-types.ts, and change nothing (the index's match buffer aside, which every read of a
+ * prompt overwrites).
  */
-import type { OriginLoadView } from "../load-board/load-board.ts";
-import type { OriginSettings } from "../settings/settings-schema.ts";
+import type { Slot } from "../origin-indexes.ts";
 import type { HotPrefix } from "./hot-prefixes.ts";
+import { type RouterParts, tokensPerChunk } from "./router-parts.ts";
 import type { HotPrefixStats, OriginStats } from "./router-types.ts";
 
-/** What the router's parts know of one origin. */
-export interface OriginReading {
-  readonly settings: OriginSettings;
-  /** Requests leased to it since it took its slot. */
-  readonly routed: number;
-  readonly load: OriginLoadView;
-  /** Chunks the index believes it holds, and may hold. */
-  readonly ownedChunks: number;
-  readonly capacityChunks: number;
-}
-
-export function originStats(o: OriginReading, tokensPerChunk: number): OriginStats {
-  const { settings, load } = o;
+/** The origin in `slot`: settings, load, what the index believes it holds and may hold. */
+export function originStats(parts: RouterParts, slot: Slot, now: number): OriginStats {
+  const { settings, routed } = parts.slots.at(slot);
+  const load = parts.board.view(slot, now);
+  const chunkTokens = tokensPerChunk(parts.pool);
   return {
     id: settings.id,
     url: settings.url,
@@ -33,24 +27,22 @@ export function originStats(o: OriginReading, tokensPerChunk: number): OriginSta
     activeTokens: load.activeTokens,
     engine: load.engine,
     reportAgeMs: load.reportAgeMs,
-    ownedTokens: o.ownedChunks * tokensPerChunk,
-    capacityTokens: o.capacityChunks * tokensPerChunk,
-    routed: o.routed,
+    ownedTokens: parts.claims.ownedChunks(slot) * chunkTokens,
+    capacityTokens: parts.capacity.effectiveChunks(slot) * chunkTokens,
+    routed,
   };
 }
 
 /** A hot prefix and the origins (ids) the index believes hold it whole. */
-export function hotPrefixStats(
-  prefix: HotPrefix,
-  holders: string[],
-  tokensPerChunk: number,
-): HotPrefixStats {
+export function hotPrefixStats(parts: RouterParts, prefix: HotPrefix): HotPrefixStats {
+  const { slots } = parts;
+  const holders = parts.claims.holders(prefix.hashes, prefix.depth, slots.order);
   return {
     id: (prefix.hashes.at(-1) as number).toString(16),
-    tokens: prefix.depth * tokensPerChunk,
+    tokens: prefix.depth * tokensPerChunk(parts.pool),
     requests: prefix.requests,
     error: prefix.error,
     ratePerSecond: prefix.ratePerSecond,
-    origins: holders,
+    origins: holders.map((slot) => slots.at(slot).settings.id),
   };
 }
