@@ -75,4 +75,45 @@ describe("cost", () => {
     const e = p.decide(context([{ outstanding: 4 }, { outstanding: 2 }]));
     expect(e.origin).toBe(1);
   });
+
+  it("spreads decode origins fed remote prefills (P/D piled every decode on the prefix holder)", () => {
+    // Decode origins of a P/D pool whose prefills run elsewhere have no prefill queue; the one
+    // holding the shared prefix won every request while its in-flight KV grew without bound.
+    const policy = createPolicy(policyOf("cost"));
+    const piled = policy.decide(
+      context(
+        [
+          { matched: 1024, activeTokens: 400_000 },
+          { matched: 0, activeTokens: 0 },
+        ],
+        {
+          hotTokens: 1024,
+        },
+      ),
+    );
+    expect(piled.origin).toBe(1);
+    // With equal in-flight KV the holder still wins: the term moves nothing on its own.
+    const even = policy.decide(
+      context(
+        [
+          { matched: 1024, activeTokens: 50_000 },
+          { matched: 0, activeTokens: 50_000 },
+        ],
+        {
+          hotTokens: 1024,
+        },
+      ),
+    );
+    expect(even.origin).toBe(0);
+  });
+
+  it("charges in-flight KV at decodeWeight prefill tokens per token", () => {
+    // Origin 0 holds 4,000 tokens (saves W(0) - W(4000) of prefill) but has more KV in flight.
+    const decide = (extraActive: number) =>
+      createPolicy(
+        policyOf("cost", { affinityPrice: 0, loadAffinity: 0, decodeWeight: 0.05 }),
+      ).decide(context([{ matched: 4000, activeTokens: extraActive }, { matched: 0 }])).origin;
+    expect(decide((recompute - 1) / 0.05)).toBe(0);
+    expect(decide((recompute + 1) / 0.05)).toBe(1);
+  });
 });

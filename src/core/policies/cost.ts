@@ -4,13 +4,15 @@
  *
  * For each eligible origin o, with S_o its prefill speed, m_o the prompt tokens it holds, W(m)
  * the prefill work of the prompt given m cached tokens (attention-weighted: prefill-work.ts),
- * Q_o the router's estimate of prefill work queued there, m* the longest match anywhere and h
+ * Q_o the router's estimate of prefill work queued there, K_o the prompt tokens of the requests
+ * it has in flight (their KV, the router's own accounting), m* the longest match anywhere and h
  * the hot part of the prompt (tokens on prefixes at least `hotHeat` requests shared lately):
- *   ttft_o  = (Q_o + W(m_o)) / S_o                     wait for its queue, then our own prefill
- *   price_o = a * (W(max(m_o, h)) - W(m*)) / S_o       the private locality a move leaves behind
- *   a       = affinityPrice + loadAffinity * mean(Q) / prompt
- * and the lowest ttft_o + price_o wins; ties go to the longer match, then the fewer requests in
- * flight, then at random. O(n) plus one index lookup for h.
+ *   ttft_o   = (Q_o + W(m_o)) / S_o                    wait for its queue, then our own prefill
+ *   price_o  = a * (W(max(m_o, h)) - W(m*)) / S_o      the private locality a move leaves behind
+ *   a        = affinityPrice + loadAffinity * mean(Q) / prompt
+ *   decode_o = decodeWeight * K_o / S_o                the decode load we would join
+ * and the lowest ttft_o + price_o + decode_o wins; ties go to the longer match, then the fewer
+ * requests in flight, then at random. O(n) plus one index lookup for h.
  *
  * Why the price: a greedy TTFT minimiser moves a conversation to an idle origin to save a few
  * milliseconds, splitting its cache for every later turn and filling a second origin with a
@@ -22,11 +24,25 @@
  * origin serves many later requests there, so it replicates as soon as its holder's queue is
  * longer than the recompute, and one hot prefix cannot pile its traffic onto one origin.
  *
+ * Why the decode term: Q_o sees only prefill. Every request in flight also holds KV and joins
+ * every iteration until its last token, so an origin's in-flight KV slows its decodes, leaves
+ * less room for new requests and for cached prefixes, and (in a P/D pool) is a decode origin's
+ * only load: one fed remote prefills has no prefill queue, and without this term the holder of
+ * a shared prefix won every request (bench/sim/README.md, P/D). Its weight is measured, not
+ * derived (one memory-bound iteration reads each token's KV for about 0.0014 of a token's
+ * prefill on the 8B profile; a request's whole decode, some 300 iterations, for about 0.5): on
+ * the capacity benchmark 0.05 beat 0.005, 0.02 and 0.15 (conversation 8 origins 7.51 -> 7.71
+ * requests/s at p90 2 s, 16 origins 17.27 -> 17.49, synthetic 8.54 -> 8.65; conditional P/D's
+ * p90 TTFT 1.39x -> 1.19x aggregated). It is the router's own count of what it sent, so
+ * requests it did not route are not in it.
+ *
  * Parameters:
  * - affinityPrice: 0..100, default 3.
  * - loadAffinity: 0..100, default 1.
  * - hotHeat: requests through a prefix (decayed, half-life 60 s) that make it hot, 1..1e6,
  *   default 4.
+ * - decodeWeight: prefill tokens charged per in-flight prompt token, 0..100, default 0.05
+ *   (0 drops the term).
  */
 import { z } from "zod";
 import { prefillWork } from "../prefill-work.ts";
@@ -39,6 +55,7 @@ export const costParams = z
     affinityPrice: z.number().min(0).max(100).default(3),
     loadAffinity: z.number().min(0).max(100).default(1),
     hotHeat: z.number().min(1).max(1e6).default(4),
+    decodeWeight: z.number().min(0).max(100).default(0.05),
   })
   .strict();
 export type CostParams = z.infer<typeof costParams>;
@@ -62,7 +79,9 @@ export function createCost(params: CostParams): Policy {
       const o = origins[i] as OriginView;
       const matched = matchedTokens[i] ?? 0;
       const price = affinity * Math.max(0, work(Math.max(matched, hot)) - bestWork);
-      score[i] = (o.queuedPrefillTokens + work(matched) + price) / o.prefillTokensPerSecond;
+      const decode = params.decodeWeight * o.activeTokens;
+      score[i] =
+        (o.queuedPrefillTokens + work(matched) + price + decode) / o.prefillTokensPerSecond;
     }
     // Lower score, then the longer match, then fewer requests in flight; then at random.
     const compare: Compare = (a, b) =>

@@ -14,7 +14,13 @@ describe("parseSettings", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     const pool = result.value.pools.llama;
-    expect(pool?.policy).toEqual({ type: "cost", affinityPrice: 3, loadAffinity: 1, hotHeat: 4 });
+    expect(pool?.policy).toEqual({
+      type: "cost",
+      affinityPrice: 3,
+      loadAffinity: 1,
+      hotHeat: 4,
+      decodeWeight: 0.05,
+    });
     expect(pool?.chunkBytes).toBe(256);
     expect(pool?.routeTimeoutMs).toBe(1000);
     expect(pool?.retry).toEqual({ maxAttempts: 3, backoffMs: 50, backoffMultiplier: 1.5 });
