@@ -78,6 +78,22 @@ export class ClaimIndex {
     );
   }
 
+  /**
+   * Leading prompt tokens different prompts share: up to the deepest hot node where prompts
+   * branch (RadixIndex.sharedDepth), e.g. a system prompt under many conversations.
+   */
+  sharedTokens(
+    hashes: ArrayLike<number>,
+    promptTokens: number,
+    now: number,
+    minHeat: number,
+  ): number {
+    return Math.min(
+      promptTokens,
+      this.#index.sharedDepth(hashes, now, minHeat) * this.#tokensPerChunk,
+    );
+  }
+
   /** Those of `slots` that hold the first `depth` chunks of `hashes`. */
   holders(hashes: ArrayLike<number>, depth: number, slots: readonly Slot[]): Slot[] {
     this.#index.match(hashes, this.#matched);

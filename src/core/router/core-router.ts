@@ -241,6 +241,8 @@ export class CoreRouter {
       attentionTokens: this.#pool.prefillAttentionTokens,
       hotTokens: (minHeat: number) =>
         this.#claims.hotTokens(chunkHashes, promptTokens, now, minHeat),
+      sharedTokens: (minHeat: number) =>
+        this.#claims.sharedTokens(chunkHashes, promptTokens, now, minHeat),
       addedChunks: (i: number) =>
         this.#board.addedChunks(
           this.#slots.slotAt(asPosition(i)),
