@@ -10,7 +10,8 @@
  *   price_o = a * (W(max(m_o, h)) - W(m*)) / S_o       the private locality a move leaves behind
  *   a       = affinityPrice + loadAffinity * mean(Q) / prompt
  * and the lowest ttft_o + price_o wins; ties go to the longer match, then the fewer requests in
- * flight, then at random. O(n) plus one index lookup for h.
+ * flight, then at random. O(n) plus one index lookup for h. The decision carries each origin's
+ * score (seconds), which an edge replica's picker reads (src/core/edge/stale-pick.ts).
  *
  * Why the price: a greedy TTFT minimiser moves a conversation to an idle origin to save a few
  * milliseconds, splitting its cache for every later turn and filling a second origin with a
@@ -72,6 +73,6 @@ export function createCost(params: CostParams): Policy {
     const origin = pickMin(eligible, compare, rng);
     const matched = matchedTokens[origin] ?? 0;
     const reason = best === 0 ? "least-ttft" : matched === best ? "cache-hit" : "replicate";
-    return { origin, reason, ranking: rankWith(eligible, compare) };
+    return { origin, reason, ranking: rankWith(eligible, compare), scores: score };
   });
 }

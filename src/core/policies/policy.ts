@@ -101,6 +101,11 @@ export interface Decision {
   readonly reason: string;
   /** Optional preference order (indexes) for failover; the router completes it. */
   readonly ranking?: readonly number[];
+  /**
+   * Optional: each origin's score (by index; lower is better, in the policy's units), for
+   * pickers that weigh near-best origins (an edge replica's, src/core/edge/stale-pick.ts).
+   */
+  readonly scores?: readonly number[];
 }
 
 export interface Policy {

@@ -12,6 +12,12 @@
  * and where to prefill remotely (disaggregation.ts, prefill-choice.ts) and the figures of
  * `stats` (router-stats.ts). With `indexFeed: "engine-events"` the index follows the engines'
  * kv events instead of the router's claims and corrections (index-feed.ts).
+ *
+ * Edge coordination (src/core/edge) uses it twice: an isolate's replica routes with `edge`
+ * hooks (edge-hooks.ts: load from the coordinator's vector, ties seeded by the request, a pick
+ * among the best candidates) and applies other isolates' claims (`adopt`, `drop`,
+ * `adoptCapacity`); a coordinator applies each isolate's decisions with `record` and then
+ * `reroute`, `cancel` and `complete` as usual, and reads `loads`.
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { EngineEvent } from "../engine-events.ts";
@@ -21,12 +27,14 @@ import { usesActiveChunks } from "../policies/index.ts";
 import type { PolicyContext } from "../policies/policy.ts";
 import { prefillWork } from "../prefill-work.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
+import type { LearnedCapacity } from "./capacity-learner.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
 import { type Claim, ClaimIndex } from "./claim-index.ts";
 import { DecisionLog } from "./decision-log.ts";
 import { type Disaggregation, decideDisaggregation } from "./disaggregation.ts";
+import type { EdgeHooks, OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
 import { failoverOrder } from "./failover-order.ts";
-import { HotPrefixes } from "./hot-prefixes.ts";
+import { type HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
 import { OriginSlots } from "./origin-slots.ts";
 import { originView } from "./origin-view.ts";
 import { PoolPolicy } from "./pool-policy.ts";
@@ -52,6 +60,8 @@ export interface CoreRouterOptions {
   seed?: number;
   /** Makes tickets unique across restarts of the holder (e.g. a random id per object start). */
   ticketPrefix?: string;
+  /** An edge replica's load, seeds and pick (edge-hooks.ts); absent in the object. */
+  edge?: EdgeHooks;
 }
 
 export class CoreRouter {
@@ -69,11 +79,13 @@ export class CoreRouter {
   /** The pool has prefill or decode origins: requests get a P/D decision. */
   #disaggregated = false;
   #prefillFailed = 0;
+  readonly #edge: EdgeHooks | undefined;
 
   constructor(pool: PoolSettings, options: CoreRouterOptions) {
     this.model = options.model;
     this.#policy = new PoolPolicy(options.seed ?? 1);
     this.#tickets = new Tickets(options.ticketPrefix ?? "t");
+    this.#edge = options.edge;
     this.#board = new LoadBoard(boardOptions(pool, usesActiveChunks(pool)));
     this.#capacity = new CapacityLearner(tokensPerChunk(pool), (slot, chunks) =>
       this.#claims.setCapacity(slot, chunks),
@@ -153,7 +165,11 @@ export class CoreRouter {
     this.#claims.match(hashes);
     this.#hot.observe(hashes, now);
     const context = this.#context(request, now);
-    const { origin: decided, reason, ranking } = this.#policy.decide(context);
+    const edge = this.#edge;
+    if (edge) this.#policy.reseed(edge.seed(context));
+    const policyDecision = this.#policy.decide(context);
+    const decision = edge ? edge.pick(context, policyDecision) : policyDecision;
+    const { origin: decided, reason, ranking } = decision;
     const policy = this.#policy.name;
     if (decided < 0) return this.#unrouted(policy, reason, promptTokens, now);
     // A policy's decision indexes its context's origins: a position in the settings order.
@@ -225,17 +241,20 @@ export class CoreRouter {
     const { chunkHashes, promptTokens } = request;
     const order = this.#slots.order;
     const tokensPerChunk = this.tokensPerChunk;
+    const edge = this.#edge;
     return {
       request,
-      origins: order.map((slot) =>
-        originView(
-          this.#slots.at(slot).settings,
-          this.#board.view(slot, now),
+      origins: order.map((slot) => {
+        const { settings } = this.#slots.at(slot);
+        const own = this.#board.view(slot, now);
+        return originView(
+          settings,
+          edge ? edge.load(settings.id, own, now) : own,
           this.#pool,
           this.#claims.ownedChunks(slot) * tokensPerChunk,
           tokensPerChunk,
-        ),
-      ),
+        );
+      }),
       matchedTokens: order.map((slot) => this.#claims.matchedTokens(slot, promptTokens)),
       tokensPerChunk,
       attentionTokens: this.#pool.prefillAttentionTokens,
@@ -297,6 +316,79 @@ export class CoreRouter {
       hashes,
       partial: promptTokens > hashes.length * this.tokensPerChunk,
     });
+  }
+
+  /**
+   * Another router routed `ticket` to `originId` (a coordinator applying an edge replica's
+   * record; its prompt is the path to the chunk `parent` names, then `run`): lease and claim it
+   * as `route` does after its policy, so `reroute`, `cancel` and `complete` work on it. Returns
+   * the prompt's hashes (empty when `parent` is unknown here: leased, not claimed), the chunks
+   * the origin held before and the deepest any origin held; null for an unknown origin or a
+   * live ticket.
+   */
+  record(ticket: string, route: RecordedRoute, now: number): RecordedClaim | null {
+    this.expire(now);
+    const slot = this.#slots.slotOf(route.origin);
+    if (slot === undefined || this.#tickets.get(ticket)) return null;
+    const path = route.parent === null ? [] : this.#claims.pathOf(route.parent);
+    const hashes = path === null ? [] : path.concat(route.run);
+    const deepestChunks = this.#claims.match(hashes);
+    this.#hot.observe(hashes, now);
+    const { promptTokens, reason } = route;
+    const { matchedChunks, matchedTokens } = this.#lease(
+      ticket,
+      hashes,
+      slot,
+      promptTokens,
+      null,
+      now,
+    );
+    this.#log.record({
+      at: now,
+      origin: route.origin,
+      reason,
+      matchedTokens,
+      promptTokens,
+      prefillOrigin: null,
+      pdReason: null,
+    });
+    return { hashes, heldChunks: matchedChunks, deepestChunks };
+  }
+
+  /**
+   * Another router claimed a prompt for `originId` (an edge replica applying its coordinator's
+   * delta): the path to the chunk `parent` names, then `run`. No lease: the coordinator's load
+   * vector counts it. False when the origin is unknown or no origin here holds `parent`.
+   */
+  adopt(originId: string, parent: number | null, run: readonly number[], now: number): boolean {
+    const slot = this.#slots.slotOf(originId);
+    return slot !== undefined && this.#claims.claimRun(slot, parent, run, now);
+  }
+
+  /** `originId` no longer holds the chunk named `hash` nor below it (another router's failure). */
+  drop(originId: string, hash: number): void {
+    const slot = this.#slots.slotOf(originId);
+    if (slot !== undefined) this.#claims.dropFrom(slot, hash);
+  }
+
+  /** `originId`'s capacity as another router learned it (a replica takes its coordinator's). */
+  adoptCapacity(originId: string, learned: LearnedCapacity): void {
+    const slot = this.#slots.slotOf(originId);
+    if (slot !== undefined) this.#capacity.adopt(slot, learned);
+  }
+
+  /** The `k` hottest shallow prefixes (hot-prefixes.ts), hottest first. */
+  hottest(k: number, now: number): HotPrefix[] {
+    return this.#hot.top(k, now);
+  }
+
+  /** Each origin's load as this router reads it, in settings order, with its capacity. */
+  loads(now: number): OriginLoad[] {
+    return this.#slots.order.map((slot) => ({
+      id: this.#slots.at(slot).settings.id,
+      load: this.#board.view(slot, now),
+      capacity: this.#capacity.saved(slot),
+    }));
   }
 
   /**
