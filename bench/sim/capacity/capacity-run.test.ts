@@ -35,7 +35,9 @@ function capacity(origins: number, seeds = [1]): Promise<CapacityResult> {
   );
 }
 
-describe("capacity search (smoke run)", () => {
+// Seconds of simulation each: bounded by a generous timeout, not by the default 5 s, so a
+// loaded CI machine does not fail them.
+describe("capacity search (smoke run)", { timeout: 60_000 }, () => {
   it("brackets each policy's capacity between a probe that passed and one that failed", async () => {
     const r = await capacity(2, [1, 2]);
     for (const p of r.results) {

@@ -121,6 +121,12 @@ export interface OriginLoadView {
   consecutiveFailures: number;
 }
 
+/** How much an engine report of this age counts: 1 until `freshMs`, falling to 0 at `staleMs`. */
+export function reportFreshness(ageMs: number, freshMs: number, staleMs: number): number {
+  if (ageMs <= freshMs) return 1;
+  return Math.max(0, (staleMs - ageMs) / Math.max(1, staleMs - freshMs));
+}
+
 export class LoadBoard {
   #origins: OriginLoad[] = [];
   #leases = new Map<string, Lease>();
@@ -181,10 +187,7 @@ export class LoadBoard {
     let reportAgeMs: number | null = null;
     if (o.report) {
       reportAgeMs = now - o.report.at;
-      const freshness =
-        reportAgeMs <= reportFreshMs
-          ? 1
-          : Math.max(0, (reportStaleMs - reportAgeMs) / Math.max(1, reportStaleMs - reportFreshMs));
+      const freshness = reportFreshness(reportAgeMs, reportFreshMs, reportStaleMs);
       if (freshness > 0) engine = { ...o.report, freshness };
     }
     return {

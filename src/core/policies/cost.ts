@@ -12,7 +12,8 @@
  *   a        = affinityPrice + loadAffinity * mean(Q) / prompt
  *   decode_o = decodeWeight * K_o / S_o                the decode load we would join
  * and the lowest ttft_o + price_o + decode_o wins; ties go to the longer match, then the fewer
- * requests in flight, then at random. O(n) plus one index lookup for h.
+ * requests in flight, then at random. O(n) plus one index lookup for h. The decision carries
+ * each origin's score (seconds), which an edge replica's picker reads (src/core/edge/stale-pick.ts).
  *
  * Why the price: a greedy TTFT minimiser moves a conversation to an idle origin to save a few
  * milliseconds, splitting its cache for every later turn and filling a second origin with a
@@ -91,6 +92,6 @@ export function createCost(params: CostParams): Policy {
     const origin = pickMin(eligible, compare, rng);
     const matched = matchedTokens[origin] ?? 0;
     const reason = best === 0 ? "least-ttft" : matched === best ? "cache-hit" : "replicate";
-    return { origin, reason, ranking: rankWith(eligible, compare) };
+    return { origin, reason, ranking: rankWith(eligible, compare), scores: score };
   });
 }

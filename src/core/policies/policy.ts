@@ -77,6 +77,13 @@ export interface PolicyContext {
    */
   readonly hotTokens: (minHeat: number) => number;
   /**
+   * Leading prompt tokens that different prompts share: up to the deepest hot prefix (at least
+   * `minHeat` requests lately) where prompts branch, such as a system prompt under many
+   * conversations; one conversation's own turns never count (radix-index `sharedDepth`).
+   * Computed on demand.
+   */
+  readonly sharedTokens: (minHeat: number) => number;
+  /**
    * Chunks (KV blocks) this prompt would add to origins[i]'s in-flight chunks: those no request
    * there already holds, or all of them (a partial last chunk included) where the pool does not
    * track active chunks. Computed on demand, O(prompt chunks).
@@ -94,6 +101,11 @@ export interface Decision {
   readonly reason: string;
   /** Optional preference order (indexes) for failover; the router completes it. */
   readonly ranking?: readonly number[];
+  /**
+   * Optional: each origin's score (by index; lower is better, in the policy's units), for
+   * pickers that weigh near-best origins (an edge replica's, src/core/edge/stale-pick.ts).
+   */
+  readonly scores?: readonly number[];
 }
 
 export interface Policy {

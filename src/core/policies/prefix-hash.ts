@@ -22,6 +22,12 @@
  *   prefix_token_count). Short keys group more requests (more locality, hotter spots).
  * - boundedLoad: load factor >= 1, or null for pure rendezvous; default 1.25 (SGLang's
  *   `--prefix-hash-load-factor`).
+ * - skipShared: key on the first prefixTokens *past* the prefix different prompts share (the
+ *   index's `sharedTokens`: a hot prefix where prompts branch, e.g. a system prompt); default
+ *   false (SGLang). The router's fallbacks set it (router/fallback-pool.ts): keyed from the
+ *   start, every request behind one system prompt gets one key, so one origin.
+ * - sharedHeat: requests through a prefix (decayed, half-life 60 s) before it counts as shared
+ *   for skipShared, 1..1e6, default 4.
  *
  * Cache-aware only by construction: it never looks at the index. With a hot prefix every request
  * hashes to one origin, which is the overload `hybrid` and `cost` exist to fix.
@@ -36,6 +42,8 @@ export const prefixHashParams = z
     type: z.literal("prefix-hash"),
     prefixTokens: z.number().int().min(16).max(131072).default(256),
     boundedLoad: z.number().min(1).max(100).nullable().default(1.25),
+    skipShared: z.boolean().default(false),
+    sharedHeat: z.number().min(1).max(1e6).default(4),
   })
   .strict();
 export type PrefixHashParams = z.infer<typeof prefixHashParams>;
@@ -57,13 +65,17 @@ function loadBound(
 }
 
 export function createPrefixHash(params: PrefixHashParams): Policy {
-  return overEligible("prefix-hash", ({ origins, request, tokensPerChunk, rng }, eligible) => {
+  return overEligible("prefix-hash", (context, eligible) => {
+    const { origins, request, tokensPerChunk, rng } = context;
     const load = (i: number) => {
       const o = origins[i] as OriginView;
       return o.outstanding / o.weight;
     };
     const prefixChunks = Math.max(1, Math.round(params.prefixTokens / tokensPerChunk));
-    const key = prefixKey(request.chunkHashes, prefixChunks, request.sessionKey);
+    const skip = params.skipShared
+      ? Math.floor(context.sharedTokens(params.sharedHeat) / tokensPerChunk)
+      : 0;
+    const key = prefixKey(request.chunkHashes, prefixChunks, request.sessionKey, skip);
     if (key === null) return { origin: argmin(eligible, load, rng), reason: "no-prefix" };
     const ranking = rendezvousOrder(key, eligible, (i) => origins[i] as OriginView);
     const first = ranking[0] as number;

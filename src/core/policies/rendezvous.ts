@@ -40,13 +40,19 @@ export function rendezvousOrder(
     .map((e) => e.i);
 }
 
-/** The routing key of a request: the chained hash covering its first `prefixChunks` chunks. */
+/**
+ * The routing key of a request: the chained hash covering its first `skipChunks` +
+ * `prefixChunks` chunks (as many as it has), so requests that agree on those chunks share a
+ * key. Skipping a prefix that many prompts share (a system prompt) keys each conversation on
+ * its own first chunks; null for a prompt with no full chunk.
+ */
 export function prefixKey(
   hashes: ArrayLike<number>,
   prefixChunks: number,
   sessionKey: string | undefined,
+  skipChunks = 0,
 ): number | null {
   if (sessionKey !== undefined) return seedHash(`session:${sessionKey}`);
   if (hashes.length === 0) return null;
-  return hashes[Math.min(prefixChunks, hashes.length) - 1] as number;
+  return hashes[Math.min(skipChunks + prefixChunks, hashes.length) - 1] as number;
 }

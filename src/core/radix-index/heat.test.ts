@@ -35,6 +35,26 @@ describe("RadixIndex heat", () => {
     expect(x.hotDepth(path(5, 1, 10), 0, 7)).toBe(5);
   });
 
+  it("shared depth: a hot prefix where prompts branch, never one conversation's own turns", () => {
+    const x = index();
+    for (let m = 0; m < 10; m++) x.insert(path(8, m, 20), m % 4, 0);
+    // Ten prompts branch after the 8 shared chunks, which ten requests warmed.
+    expect(x.sharedDepth(path(8, 3, 20), 0, 5)).toBe(8);
+    expect(x.sharedDepth(path(8, 3, 20), 0, 11)).toBe(0);
+    // One conversation: each turn extends the last, so nothing branches however hot it runs.
+    const y = index();
+    for (let turn = 1; turn <= 12; turn++) y.insert(path(0, 7, 4 * turn), 0, 0);
+    expect(y.hotDepth(path(0, 7, 48), 0, 5)).toBeGreaterThan(0);
+    expect(y.sharedDepth(path(0, 7, 48), 0, 1)).toBe(0);
+  });
+
+  it("shared depth stops at what the request holds", () => {
+    const x = index();
+    for (let m = 0; m < 6; m++) x.insert(path(8, m, 20), 0, 0);
+    expect(x.sharedDepth(path(8, 0, 5), 0, 1)).toBe(5);
+    expect(x.sharedDepth([], 0, 1)).toBe(0);
+  });
+
   it("rejects a half-life that is not a positive number", () => {
     expect(() => new RadixIndex({ maxOrigins: 1, maxChunks: 10, heatHalfLifeMs: 0 })).toThrow(
       /heatHalfLifeMs/,

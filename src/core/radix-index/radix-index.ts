@@ -190,6 +190,28 @@ export class RadixIndex {
   }
 
   /**
+   * How many leading chunks of `hashes` different prompts share: the end of the deepest node on
+   * the held path that branches (two or more children: prompts diverged there) and is hot (at
+   * least `minHeat` requests through it lately). A system prompt under many conversations ends
+   * at such a node; one conversation's own turns extend each other without branching, so its
+   * private prefix never counts however often it is used. 0 when no such node is on the path.
+   * A pure read; never throws on any `hashes`.
+   */
+  sharedDepth(hashes: ArrayLike<number>, now: number, minHeat: number): number {
+    const s = this.#s;
+    const best = deepestHeld(s, hashes, hashes.length, this.#at);
+    if (best < 0) return 0;
+    for (let node = s.chunkNode[this.#at[0]!]!; node !== ROOT; node = s.nodeParent[node]!) {
+      const child = s.nodeFirstChild[node]!;
+      const branches = child !== NONE && s.nodeNextSibling[child] !== NONE;
+      if (branches && heatOf(s, node, now, this.#halfLife) >= minHeat) {
+        return Math.min(best + 1, s.nodeStart[node]! + s.nodeLen[node]!);
+      }
+    }
+    return 0;
+  }
+
+  /**
    * `origin` now holds all of `hashes` (every prefix of it), touched at logical time `now`;
    * then evicts to its capacity and to the global budget. Returns the evictions per origin.
    * Stops early, without error, at a hash already held elsewhere (collision guard).

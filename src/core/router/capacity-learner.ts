@@ -104,6 +104,21 @@ export class CapacityLearner {
     }
   }
 
+  /**
+   * Take another learner's capacity for the origin (an edge replica adopting its coordinator's,
+   * which learns from every isolate's completions): its engine report and what it learned,
+   * never above the configured capacity.
+   */
+  adopt(slot: Slot, learned: LearnedCapacity): void {
+    const c = this.#at(slot);
+    if (learned.reportedTokens !== c.reportedTokens) {
+      c.reportedTokens = learned.reportedTokens;
+      this.#reconfigure(slot, c);
+    }
+    const chunks = Math.max(1, Math.min(c.configuredChunks, learned.effectiveChunks));
+    if (chunks !== c.effectiveChunks) this.#set(slot, c, chunks);
+  }
+
   saved(slot: Slot): LearnedCapacity {
     const { reportedTokens, configuredChunks, effectiveChunks } = this.#at(slot);
     return { reportedTokens, configuredChunks, effectiveChunks };

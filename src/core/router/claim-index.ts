@@ -41,9 +41,12 @@ export class ClaimIndex {
       : new RadixIndex({ maxOrigins: MAX_ORIGINS, maxChunks });
   }
 
-  /** Match a prompt: `matchedTokens` and `claim` then answer for it. */
-  match(hashes: ArrayLike<number>): void {
-    this.#index.match(hashes, this.#matched);
+  /**
+   * Match a prompt: `matchedTokens` and `claim` then answer for it. Returns the chunks of it
+   * the deepest holder holds.
+   */
+  match(hashes: ArrayLike<number>): number {
+    return this.#index.match(hashes, this.#matched);
   }
 
   /** Prompt tokens the origin in `slot` holds of the last matched prompt. */
@@ -65,6 +68,29 @@ export class ClaimIndex {
     this.#index.truncate(claim.hashes, claim.slot, claim.matchedChunks);
   }
 
+  /**
+   * Another router claimed a prompt for the origin in `slot` (an edge replica applying its
+   * coordinator's delta): the prompt is the path to the chunk named `parent` (none: from the
+   * root) followed by `run`. False when no origin here holds `parent`: the path is unknown.
+   */
+  claimRun(slot: Slot, parent: number | null, run: readonly number[], now: number): boolean {
+    const path = parent === null ? [] : this.#index.pathOf(parent);
+    if (path === null) return false;
+    for (const hash of run) path.push(hash);
+    if (path.length > 0) this.#index.insert(path, slot, now);
+    return true;
+  }
+
+  /** The origin in `slot` no longer holds the chunk named `hash` nor what it holds below it. */
+  dropFrom(slot: Slot, hash: number): void {
+    this.#index.dropFrom(hash, slot);
+  }
+
+  /** The chained hashes of the prefix the chunk named `hash` closes, or null if none is held. */
+  pathOf(hash: number): number[] | null {
+    return this.#index.pathOf(hash);
+  }
+
   /** An engine's kv event for the origin in `slot` (ignored unless fed by engine events). */
   applyKvEvent(slot: Slot, event: KvEvent, now: number): boolean {
     return applyKvEvent(this.#index, this.feed, slot, event, now);
@@ -75,6 +101,22 @@ export class ClaimIndex {
     return Math.min(
       promptTokens,
       this.#index.hotDepth(hashes, now, minHeat) * this.#tokensPerChunk,
+    );
+  }
+
+  /**
+   * Leading prompt tokens different prompts share: up to the deepest hot node where prompts
+   * branch (RadixIndex.sharedDepth), e.g. a system prompt under many conversations.
+   */
+  sharedTokens(
+    hashes: ArrayLike<number>,
+    promptTokens: number,
+    now: number,
+    minHeat: number,
+  ): number {
+    return Math.min(
+      promptTokens,
+      this.#index.sharedDepth(hashes, now, minHeat) * this.#tokensPerChunk,
     );
   }
 

@@ -15,6 +15,12 @@
  * figures of `stats` (router-stats.ts). Those that read the router's live parts get them
  * through one view (router-parts.ts). With `indexFeed: "engine-events"` the index follows the
  * engines' kv events instead of the router's claims and corrections (index-feed.ts).
+ *
+ * Edge coordination (src/core/edge) uses it twice: an isolate's replica routes with `edge`
+ * hooks (edge-hooks.ts: load from the coordinator's vector, ties seeded by the request, a pick
+ * among the best candidates) and applies other isolates' claims; a coordinator applies each
+ * isolate's decisions with `record` and then `reroute`, `cancel` and `complete` as usual, and
+ * reads `loads` (replica-seams.ts).
  */
 import type { EngineEvent } from "../engine-events.ts";
 import { boardOptions, LoadBoard } from "../load-board/load-board.ts";
@@ -22,15 +28,18 @@ import { asPosition, type Slot } from "../origin-indexes.ts";
 import { usesActiveChunks } from "../policies/index.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
+import type { LearnedCapacity } from "./capacity-learner.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
 import { ClaimIndex } from "./claim-index.ts";
 import { DecisionLog } from "./decision-log.ts";
+import type { EdgeHooks, OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
 import { failoverOrder } from "./failover-order.ts";
-import { HotPrefixes } from "./hot-prefixes.ts";
+import { type HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
 import { OriginSlots } from "./origin-slots.ts";
 import { disaggregate } from "./pd-decision.ts";
 import { policyContext } from "./policy-context.ts";
 import { PoolPolicy } from "./pool-policy.ts";
+import { ReplicaSeams } from "./replica-seams.ts";
 import { prefillSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import { hotPrefixStats, originStats } from "./router-stats.ts";
@@ -53,6 +62,8 @@ export interface CoreRouterOptions {
   seed?: number;
   /** Makes tickets unique across restarts of the holder (e.g. a random id per object start). */
   ticketPrefix?: string;
+  /** An edge replica's load, seeds and pick (edge-hooks.ts); absent in the object. */
+  edge?: EdgeHooks;
 }
 
 export class CoreRouter {
@@ -68,6 +79,8 @@ export class CoreRouter {
   readonly #parts: RouterParts;
   readonly #legs: TicketLegs;
   readonly #log = new DecisionLog();
+  readonly #seams: ReplicaSeams;
+  readonly #edge: EdgeHooks | undefined;
   /** The pool has prefill or decode origins: requests get a P/D decision. */
   #disaggregated = false;
 
@@ -94,6 +107,8 @@ export class CoreRouter {
       capacity: this.#capacity,
     };
     this.#legs = new TicketLegs(this.#parts, options.ticketPrefix ?? "t");
+    this.#seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
+    this.#edge = options.edge;
     this.applySettings(pool);
   }
 
@@ -158,8 +173,15 @@ export class CoreRouter {
     this.#claims.match(hashes);
     this.#hot.observe(hashes, now);
     const rng = this.#policy.rng;
-    const context = policyContext(this.#parts, request, rng, now);
-    const { origin: decided, reason, ranking } = this.#policy.decide(context);
+    const edge = this.#edge;
+    const context = policyContext(this.#parts, request, rng, now, edge);
+    if (edge) this.#policy.reseed(edge.seed(context));
+    const policyDecision = this.#policy.decide(context);
+    const {
+      origin: decided,
+      reason,
+      ranking,
+    } = edge ? edge.pick(context, policyDecision) : policyDecision;
     const policy = this.#policy.name;
     if (decided < 0) return this.#unrouted(policy, reason, promptTokens, now);
     // A policy's decision indexes its context's origins: a position in the settings order.
@@ -198,6 +220,36 @@ export class CoreRouter {
     const none = { origin: null, matchedTokens: 0, pdReason: null };
     this.#log.record({ ...none, at: now, reason, promptTokens, prefillOrigin: null });
     return { ...none, alternates: [], policy, reason, ticket: null, prefill: null };
+  }
+
+  /** Another router's decision, leased and claimed here (replica-seams.ts). */
+  record(ticket: string, route: RecordedRoute, now: number): RecordedClaim | null {
+    return this.#seams.record(ticket, route, now);
+  }
+
+  /** Another router's claim of a prompt for `originId`, without a lease (replica-seams.ts). */
+  adopt(originId: string, parent: number | null, run: readonly number[], now: number): boolean {
+    return this.#seams.adopt(originId, parent, run, now);
+  }
+
+  /** `originId` no longer holds the chunk named `hash` nor below it. */
+  drop(originId: string, hash: number): void {
+    this.#seams.drop(originId, hash);
+  }
+
+  /** `originId`'s capacity as another router learned it. */
+  adoptCapacity(originId: string, learned: LearnedCapacity): void {
+    this.#seams.adoptCapacity(originId, learned);
+  }
+
+  /** The `k` hottest shallow prefixes, hottest first. */
+  hottest(k: number, now: number): HotPrefix[] {
+    return this.#seams.hottest(k, now);
+  }
+
+  /** Each origin's load as this router reads it, in settings order, with its capacity. */
+  loads(now: number): OriginLoad[] {
+    return this.#seams.loads(now);
   }
 
   /**

@@ -3,10 +3,13 @@
  * order, by position (origin-indexes.ts), each as `originView` shapes it from the load board,
  * with the prompt tokens the index believes it holds of the prompt just matched, and the hot
  * prefix and added chunk readings the policies that want them compute on demand. Reads only.
+ * An edge replica reads each origin's load through its hooks (its coordinator's load vector plus
+ * its own leases since: edge-hooks.ts) instead of its own board alone.
  */
 import { asPosition } from "../origin-indexes.ts";
 import type { PolicyContext } from "../policies/policy.ts";
 import type { Rng } from "../rng.ts";
+import type { EdgeHooks } from "./edge-hooks.ts";
 import { originView } from "./origin-view.ts";
 import { tokensPerChunk as chunkTokens, type RouterParts } from "./router-parts.ts";
 import type { RouteRequest } from "./router-types.ts";
@@ -16,6 +19,7 @@ export function policyContext(
   request: RouteRequest,
   rng: Rng,
   now: number,
+  edge?: EdgeHooks,
 ): PolicyContext {
   const { pool, slots, board, claims } = parts;
   const { chunkHashes, promptTokens } = request;
@@ -23,19 +27,22 @@ export function policyContext(
   const tokensPerChunk = chunkTokens(pool);
   return {
     request,
-    origins: order.map((slot) =>
-      originView(
-        slots.at(slot).settings,
-        board.view(slot, now),
+    origins: order.map((slot) => {
+      const { settings } = slots.at(slot);
+      const own = board.view(slot, now);
+      return originView(
+        settings,
+        edge ? edge.load(settings.id, own, now) : own,
         pool,
         claims.ownedChunks(slot) * tokensPerChunk,
         tokensPerChunk,
-      ),
-    ),
+      );
+    }),
     matchedTokens: order.map((slot) => claims.matchedTokens(slot, promptTokens)),
     tokensPerChunk,
     attentionTokens: pool.prefillAttentionTokens,
     hotTokens: (minHeat: number) => claims.hotTokens(chunkHashes, promptTokens, now, minHeat),
+    sharedTokens: (minHeat: number) => claims.sharedTokens(chunkHashes, promptTokens, now, minHeat),
     addedChunks: (i: number) =>
       board.addedChunks(
         slots.slotAt(asPosition(i)),

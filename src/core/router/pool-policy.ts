@@ -10,8 +10,15 @@ import { createRng, type Rng } from "../rng.ts";
 import { ShadowEvaluation, type ShadowStats } from "./shadow-evaluation.ts";
 
 export class PoolPolicy {
-  /** The live policy's random source (tie-breaks, random, power-of-two). */
-  readonly rng: Rng;
+  /**
+   * The live policy's random source (tie-breaks, random, power-of-two): one stream from the
+   * router's seed, or restarted per decision by `reseed` (edge replicas).
+   */
+  readonly rng: Rng = {
+    next: () => this.#rng.next(),
+    int: (n: number) => this.#rng.int(n),
+  };
+  #rng: Rng;
   readonly #seed: number;
   #live!: Policy;
   #liveKey = "";
@@ -19,7 +26,12 @@ export class PoolPolicy {
 
   constructor(seed: number) {
     this.#seed = seed;
-    this.rng = createRng(seed);
+    this.#rng = createRng(seed);
+  }
+
+  /** The next decision draws from a stream of its own, seeded by `seed`. */
+  reseed(seed: number): void {
+    this.#rng = createRng(seed);
   }
 
   get name(): string {

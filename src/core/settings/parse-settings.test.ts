@@ -26,6 +26,8 @@ describe("parseSettings", () => {
     expect(pool?.retry).toEqual({ maxAttempts: 3, backoffMs: 50, backoffMultiplier: 1.5 });
     expect(pool?.maxBodyBytes).toBe(16 * 1024 * 1024);
     expect(pool?.indexFeed).toBe("router");
+    expect(pool?.coordination).toBe("object");
+    expect(pool?.edge).toMatchObject({ flushRecords: 256, coordinators: 1, keyChunks: 4 });
     expect(pool?.origins[0]).toEqual({ ...origin, role: "both", weight: 1 });
   });
 
@@ -86,6 +88,14 @@ describe("parseSettings", () => {
       "pools.llama.origins[0].apiKey",
     ],
     ["policy type", doc({ policy: { type: "fastest" } }), "pools.llama.policy.type"],
+    ["coordination mode", doc({ coordination: "gossip" }), "pools.llama.coordination"],
+    ["edge flush interval", doc({ edge: { flushMs: 0 } }), "pools.llama.edge.flushMs"],
+    ["edge unknown field", doc({ edge: { flushEvery: 3 } }), "pools.llama.edge.flushEvery"],
+    [
+      "edge with engine-fed index",
+      doc({ coordination: "edge", indexFeed: "engine-events" }),
+      "pools.llama.indexFeed",
+    ],
     [
       "policy parameter type",
       doc({ policy: { type: "cost", affinityPrice: "high" } }),

@@ -171,4 +171,9 @@ describe("P/D settings", () => {
     expect(result.errors.map((e) => e.field)).toContain(`pools.llama.${field}`);
     for (const e of result.errors) expect(e.reason.length).toBeGreaterThan(3);
   });
+  it("a P/D pool coordinates through its object: edge replicas claim one origin per request", () => {
+    const result = parseSettings(doc([prefill("p"), decode("d")], { coordination: "edge" }));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.errors.map((e) => e.field)).toContain("pools.llama.coordination");
+  });
 });

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { DEFAULT_CHUNK_BYTES } from "../chunk-hash.ts";
 import { policySettings } from "../policies/index.ts";
+import { COORDINATION_MODES, edgeIssues, edgeSettings } from "./edge-settings.ts";
 import {
   disaggregationSettings,
   originPdIssues,
@@ -153,9 +154,13 @@ export const poolSettings = z
     locationHint: z.enum(LOCATION_HINTS).optional(),
     /** When to prefill on a prefill origin (pools with prefill origins; pd-settings.ts). */
     disaggregation: disaggregationSettings.prefault({}),
+    /** Who decides each request: the pool's Durable Object, or each isolate (edge-settings.ts). */
+    coordination: z.enum(COORDINATION_MODES).default("object"),
+    edge: edgeSettings.prefault({}),
   })
   .strict()
   .superRefine((pool, ctx) => addIssues(ctx, poolPdIssues(pool.origins)))
+  .superRefine((pool, ctx) => addIssues(ctx, edgeIssues(pool)))
   .refine((p) => p.reportStaleMs >= p.reportFreshMs, {
     path: ["reportStaleMs"],
     message: "must be >= reportFreshMs",

@@ -37,6 +37,7 @@ export function context(
     chunkHashes?: number[];
     sessionKey?: string;
     hotTokens?: number;
+    sharedTokens?: number;
   } = {},
   seed = 1,
 ): PolicyContext {
@@ -57,6 +58,7 @@ export function context(
     tokensPerChunk: 64,
     attentionTokens: 32_768,
     hotTokens: () => request.hotTokens ?? 0,
+    sharedTokens: () => request.sharedTokens ?? 0,
     addedChunks: (i) => origins[i]?.added ?? allChunks,
     now: 0,
     rng: createRng(seed),

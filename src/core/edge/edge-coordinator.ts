@@ -1,0 +1,374 @@
+/**
+ * A coordinator of an edge-coordinated pool (docs/architecture.md, "Scale: two coordination
+ * modes"): one per group of colos, it holds the pool's state as its isolates report it (a
+ * `CoreRouter` applying their records: the index of every claim, the leases of every request
+ * in flight, capacity learned from every completion) and answers each replica's sync with what
+ * the other isolates changed since that replica's version.
+ *
+ * `sync(request)`:
+ * 1. The batch, unless this isolate's batch of that id was applied already (a retry after a
+ *    lost answer: answered `duplicate`, applied once). Each route record is leased and claimed
+ *    (`CoreRouter.record`; a path whose parent this index lacks is leased, not claimed, and
+ *    counted `unanchored`), then logged for the others as a claim after the deepest chunk any
+ *    origin held before it; a reroute, an end before the first byte and a cancel log a drop of
+ *    what the claim added. An end carries the engine's cached tokens, which teach capacity.
+ * 2. The answer: the records after the replica's version, its own included (delta-log.ts), or a
+ *    bootstrap when it has no view, holds one from another epoch (this coordinator restarted:
+ *    versions restarted with it, so an old version would name other records) or is behind the
+ *    log; then the load vector (this group's leases plus the other groups' from the root), each
+ *    origin's learned capacity, the pool's decision rate and the hottest prefixes.
+ *
+ * With several coordinators, each exchanges with the root every `rootIntervalMs`
+ * (`rootReport` / `onRootAnswer`): its group's load out, the other groups' load and the
+ * engines' state (webhooks: load, health, capacity, cache resets) in. Claims stay within the
+ * group: users keep to their colo, and a prefix another group made hot is learned here from
+ * this group's own traffic.
+ */
+import type { EngineEvent, Health } from "../engine-events.ts";
+import { prefillWork } from "../prefill-work.ts";
+import { CoreRouter } from "../router/core-router.ts";
+import type { Outcome, RouterStats } from "../router/router-types.ts";
+import type { PoolSettings } from "../settings/settings-schema.ts";
+import { addRates, DecayedRate } from "./decayed-rate.ts";
+import { DeltaLog } from "./delta-log.ts";
+import { SHARED_HEAT } from "./stale-pick.ts";
+import { boundedSnapshot } from "./summary.ts";
+import type {
+  DownRecord,
+  HotPrefixEntry,
+  LoadShare,
+  OriginLoadEntry,
+  PoolRate,
+  RootAnswer,
+  RootReport,
+  SyncAnswer,
+  SyncRequest,
+  UpRecord,
+} from "./sync-protocol.ts";
+
+export interface EdgeCoordinatorOptions {
+  model: string;
+  /** This coordinator's life: unique per start (the object draws a random id). */
+  epoch: string;
+  /** Its name in root reports (its colo group). */
+  id: string;
+}
+
+/** Isolates whose last batch id is remembered (least recently synced forgotten first). */
+const LEDGER_ISOLATES = 4096;
+/** A bootstrap summary is rebuilt at most this often (it costs O(index)). */
+const SUMMARY_REFRESH_MS = 5000;
+/** Hot prefixes in each answer. */
+const HOT_SENT = 4;
+const NO_RATE: PoolRate = { requestsPerSecond: 0, meanPrefillWork: 0 };
+
+export interface CoordinatorCounters {
+  syncs: number;
+  duplicates: number;
+  bootstraps: number;
+  recordsApplied: number;
+  recordsSent: number;
+  /** Route records whose parent this index lacked: leased, not claimed. */
+  unanchored: number;
+}
+
+interface LiveClaim {
+  readonly origin: string;
+  readonly hashes: readonly number[];
+  /** Chunks the origin held before the claim. */
+  readonly held: number;
+  readonly at: number;
+}
+
+/** What this coordinator last applied of the root's engine state, per origin. */
+interface EngineSeen {
+  seq: number;
+  health: Health;
+  capacity: number | null;
+  resets: number;
+}
+
+export class EdgeCoordinator {
+  readonly id: string;
+  readonly epoch: string;
+  #pool: PoolSettings;
+  readonly #router: CoreRouter;
+  #log: DeltaLog;
+  /** Per isolate, the id of its last applied batch. */
+  readonly #ledger = new Map<string, number>();
+  readonly #live = new Map<string, LiveClaim>();
+  readonly #rate = new DecayedRate();
+  #others = new Map<string, LoadShare>();
+  #othersRate: PoolRate = NO_RATE;
+  #rootEpoch: string | null = null;
+  readonly #seen = new Map<string, EngineSeen>();
+  #summary: { version: number; bytes: Uint8Array; at: number } | null = null;
+  readonly counters: CoordinatorCounters = {
+    syncs: 0,
+    duplicates: 0,
+    bootstraps: 0,
+    recordsApplied: 0,
+    recordsSent: 0,
+    unanchored: 0,
+  };
+
+  constructor(pool: PoolSettings, options: EdgeCoordinatorOptions) {
+    this.id = options.id;
+    this.epoch = options.epoch;
+    this.#pool = pool;
+    this.#router = new CoreRouter(pool, { model: options.model, ticketPrefix: "coordinator-" });
+    this.#log = new DeltaLog(pool.edge.logMaxRecords);
+  }
+
+  get router(): CoreRouter {
+    return this.#router;
+  }
+
+  /** Records logged so far in this epoch. */
+  get version(): number {
+    return this.#log.version;
+  }
+
+  applySettings(pool: PoolSettings): void {
+    if (pool.edge.logMaxRecords !== this.#pool.edge.logMaxRecords) {
+      // Replicas behind the new log get a bootstrap: nothing they hold is named wrongly.
+      this.#log = new DeltaLog(pool.edge.logMaxRecords);
+      this.#summary = null;
+    }
+    this.#pool = pool;
+    this.#router.applySettings(pool);
+  }
+
+  sync(request: SyncRequest, now: number): SyncAnswer {
+    const c = this.counters;
+    c.syncs++;
+    const { isolate, batch, since } = request;
+    let duplicate = false;
+    if (batch) {
+      const last = this.#ledger.get(isolate);
+      duplicate = last !== undefined && batch.id <= last;
+      if (duplicate) {
+        c.duplicates++;
+      } else {
+        for (const r of batch.records) this.#apply(r, now);
+        c.recordsApplied += batch.records.length;
+        this.#remember(isolate, batch.id);
+      }
+    }
+    let bootstrap: Uint8Array | null = null;
+    let records: DownRecord[];
+    if (since !== null && since.epoch === this.epoch && this.#log.covers(since.version)) {
+      records = this.#log.after(since.version);
+    } else {
+      const summary = this.#summaryAt(now);
+      bootstrap = summary.bytes;
+      records = this.#log.after(summary.version);
+      c.bootstraps++;
+    }
+    c.recordsSent += records.length;
+    return {
+      epoch: this.epoch,
+      version: this.#log.version,
+      duplicate,
+      bootstrap,
+      records,
+      load: this.#vector(now),
+      rate: addRates(this.#rate.read(now), this.#othersRate),
+      hot: this.#hottest(now),
+    };
+  }
+
+  /** Engine events for one origin (from the root, or webhooks where there is none). */
+  ingest(originId: string, events: readonly EngineEvent[], now: number): boolean {
+    const known = this.#router.ingest(originId, events, now);
+    if (known && events.some((e) => e.type === "cache-reset")) {
+      this.#log.push({ t: "reset", origin: originId });
+    }
+    return known;
+  }
+
+  /** This group's share of each origin's load and its decision rate, for the root. */
+  rootReport(now: number): RootReport {
+    for (const [ticket, l] of this.#live) {
+      if (now - l.at > this.#pool.leaseMs) this.#live.delete(ticket);
+    }
+    return {
+      coordinator: this.id,
+      loads: this.#router.loads(now).map(({ id, load }) => ({
+        id,
+        outstanding: load.outstanding,
+        activeTokens: load.activeTokens,
+        prefillingTokens: load.prefillingTokens,
+        queuedPrefillTokens: load.queuedPrefillTokens,
+      })),
+      rate: this.#rate.read(now),
+    };
+  }
+
+  /** The root's answer: the other groups' load and rate, and the engines' state. */
+  onRootAnswer(answer: RootAnswer, now: number): void {
+    this.#others = new Map(answer.others.map((s) => [s.id, s]));
+    this.#othersRate = answer.rate;
+    if (answer.epoch !== this.#rootEpoch) {
+      // A new root life numbers reports and counts resets afresh: take its state as it is.
+      this.#rootEpoch = answer.epoch;
+      this.#seen.clear();
+    }
+    for (const e of answer.engines) {
+      let seen = this.#seen.get(e.id);
+      if (!seen) {
+        // Resets counted before this coordinator heard of them are forgotten here too (its
+        // restored index may predate them): at worst an origin's claims are dropped once.
+        seen = { seq: -1, health: "up", capacity: null, resets: 0 };
+        this.#seen.set(e.id, seen);
+      }
+      const events: EngineEvent[] = [];
+      if (e.health !== seen.health) events.push({ type: "health", status: e.health });
+      if (e.capacityTokens !== null && e.capacityTokens !== seen.capacity) {
+        events.push({ type: "capacity", kvCapacityTokens: e.capacityTokens });
+      }
+      if (e.resets > seen.resets) events.push({ type: "cache-reset" });
+      Object.assign(seen, { health: e.health, capacity: e.capacityTokens, resets: e.resets });
+      if (events.length > 0) this.ingest(e.id, events, now);
+      if (e.load && e.load.seq > seen.seq) {
+        seen.seq = e.load.seq;
+        const { running, waiting, kvUsage, ageMs } = e.load;
+        this.#router.ingest(e.id, [{ type: "load", running, waiting, kvUsage }], now - ageMs);
+      }
+    }
+  }
+
+  snapshot(): Uint8Array {
+    return this.#router.snapshot();
+  }
+
+  /** Start from a snapshot (a restarted object): the index; leases start empty. */
+  restore(bytes: Uint8Array): void {
+    this.#router.restore(bytes);
+  }
+
+  stats(now: number): RouterStats {
+    return this.#router.stats(now);
+  }
+
+  #apply(r: UpRecord, now: number): void {
+    switch (r.t) {
+      case "route": {
+        const claim = this.#router.record(r.ticket, r, now);
+        if (!claim) return;
+        const { hashes, heldChunks, deepestChunks } = claim;
+        if (hashes.length === 0 && (r.parent !== null || r.run.length > 0)) {
+          this.counters.unanchored++;
+        }
+        this.#live.set(r.ticket, { origin: r.origin, hashes, held: heldChunks, at: now });
+        this.#claimDown(r.origin, hashes, deepestChunks);
+        const tokensPerChunk = this.#router.tokensPerChunk;
+        const matched = Math.min(r.promptTokens, heldChunks * tokensPerChunk);
+        const attention = this.#pool.prefillAttentionTokens;
+        this.#rate.add(prefillWork(matched, r.promptTokens, attention), now);
+        if (r.outcome) this.#end(r.ticket, r.outcome, now);
+        return;
+      }
+      case "reroute": {
+        const live = this.#live.get(r.ticket);
+        const matched = this.#router.reroute(r.ticket, r.failure, r.next, now);
+        if (matched === null || !live) return;
+        this.#dropDown(live);
+        const held = Math.floor(matched / this.#router.tokensPerChunk);
+        this.#live.set(r.ticket, { origin: r.next, hashes: live.hashes, held, at: live.at });
+        this.#claimDown(r.next, live.hashes, held);
+        return;
+      }
+      case "end":
+        this.#end(r.ticket, r.outcome, now);
+        return;
+      case "cancel": {
+        const live = this.#live.get(r.ticket);
+        this.#live.delete(r.ticket);
+        if (this.#router.cancel(r.ticket, now) && live) this.#dropDown(live);
+        return;
+      }
+      default: {
+        const unknown: never = r;
+        throw new Error(`unknown record ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  #end(ticket: string, outcome: Outcome, now: number): void {
+    const live = this.#live.get(ticket);
+    this.#live.delete(ticket);
+    const known = this.#router.complete(ticket, outcome, now);
+    const unclaimed = !outcome.ok && outcome.failure !== undefined && outcome.failure !== "stream";
+    if (known && live && unclaimed) this.#dropDown(live);
+  }
+
+  /** Log that `origin` holds `hashes`, after the first `anchor` chunks (held here before). */
+  #claimDown(origin: string, hashes: readonly number[], anchor: number): void {
+    if (hashes.length === 0) return;
+    const a = Math.min(anchor, hashes.length);
+    const parent = a > 0 ? (hashes[a - 1] as number) : null;
+    this.#log.push({ t: "claim", origin, parent, run: hashes.slice(a) });
+  }
+
+  /** Log that the claim's origin holds no more than it held before it. */
+  #dropDown(live: LiveClaim): void {
+    const { origin, hashes, held } = live;
+    if (held >= hashes.length) return;
+    const parent = held > 0 ? (hashes[held - 1] as number) : null;
+    this.#log.push({ t: "drop", origin, parent, from: hashes[held] as number });
+  }
+
+  #remember(isolate: string, batch: number): void {
+    this.#ledger.delete(isolate);
+    this.#ledger.set(isolate, batch);
+    if (this.#ledger.size > LEDGER_ISOLATES) {
+      const oldest = this.#ledger.keys().next().value as string;
+      this.#ledger.delete(oldest);
+    }
+  }
+
+  #summaryAt(now: number): { version: number; bytes: Uint8Array } {
+    const s = this.#summary;
+    if (s && now - s.at < SUMMARY_REFRESH_MS && this.#log.covers(s.version)) return s;
+    const bytes = boundedSnapshot(this.#router.snapshot(), this.#pool.edge.bootstrapMaxChunks);
+    this.#summary = { version: this.#log.version, bytes, at: now };
+    return this.#summary;
+  }
+
+  #vector(now: number): OriginLoadEntry[] {
+    return this.#router.loads(now).map(({ id, load, capacity }) => {
+      const o = this.#others.get(id);
+      const engine = load.engine
+        ? {
+            running: load.engine.running,
+            waiting: load.engine.waiting,
+            kvUsage: load.engine.kvUsage,
+            ageMs: load.reportAgeMs ?? 0,
+          }
+        : null;
+      return {
+        id,
+        outstanding: load.outstanding + (o?.outstanding ?? 0),
+        activeTokens: load.activeTokens + (o?.activeTokens ?? 0),
+        prefillingTokens: load.prefillingTokens + (o?.prefillingTokens ?? 0),
+        queuedPrefillTokens: load.queuedPrefillTokens + (o?.queuedPrefillTokens ?? 0),
+        engine,
+        health: load.health,
+        eligible: load.eligible,
+        capacity,
+      };
+    });
+  }
+
+  #hottest(now: number): HotPrefixEntry[] {
+    return this.#router
+      .hottest(HOT_SENT, now)
+      .filter((p) => p.requests >= SHARED_HEAT)
+      .map((p) => ({
+        hash: p.hashes[p.depth - 1] as number,
+        depth: p.depth,
+        ratePerSecond: p.ratePerSecond,
+      }));
+  }
+}

@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import { chainHash } from "../chunk-hash.ts";
+import { policyOf } from "../policies/index.ts";
+import { parsePool } from "../settings/parse-settings.ts";
+import type { PoolSettingsInput } from "../settings/settings-schema.ts";
+import { indexReader } from "../test-support/held-by.ts";
+import { EdgeCoordinator } from "./edge-coordinator.ts";
+import { EdgeReplica } from "./edge-replica.ts";
+import type { SyncAnswer } from "./sync-protocol.ts";
+
+const ORIGINS = ["a", "b", "c", "d"];
+
+function pool(edge: PoolSettingsInput["edge"] = {}, extra: Partial<PoolSettingsInput> = {}) {
+  return parsePool({
+    origins: ORIGINS.map((id) => ({ id, url: `http://${id}.test` })),
+    policy: policyOf("cost"),
+    coordination: "edge",
+    edge,
+    ...extra,
+  });
+}
+
+/** Turn `turn` of conversation `c`: 8 shared chunks, then 4 of its own per turn. */
+function turn(c: number, t: number) {
+  const hashes: number[] = [];
+  let h = 5;
+  for (let i = 0; i < 8 + 4 * (t + 1); i++) {
+    h = chainHash(h, i < 8 ? i : c * 1_000_003 + i);
+    hashes.push(h);
+  }
+  return { chunkHashes: hashes, promptTokens: hashes.length * 64 };
+}
+
+function cluster(
+  replicas: number,
+  edge: PoolSettingsInput["edge"] = {},
+  extra: Partial<PoolSettingsInput> = {},
+) {
+  const p = pool(edge, extra);
+  const coordinator = new EdgeCoordinator(p, { model: "m", epoch: "e1", id: "c0" });
+  const isolates = Array.from(
+    { length: replicas },
+    (_, i) => new EdgeReplica(p, { model: "m", isolate: `i${i}` }),
+  );
+  /** One sync of replica `r` with `coordinator`, answered unless `lose`. */
+  const sync = (r: EdgeReplica, now: number, lose = false, to = coordinator): SyncAnswer | null => {
+    const request = r.startSync(now);
+    if (!request) return null;
+    const answer = to.sync(structuredClone(request), now);
+    if (lose) r.onFailure(now);
+    else r.onAnswer(structuredClone(answer), now);
+    return answer;
+  };
+  return { pool: p, coordinator, isolates, sync };
+}
+
+describe("edge coordination", () => {
+  it("one isolate's decision reaches another through one sync each: the next turn finds it", () => {
+    const { isolates, sync } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    const first = a.route(turn(1, 0), 10);
+    a.complete(first.ticket as string, { ok: true }, 20);
+    sync(a, 30);
+    sync(b, 40);
+    const second = b.route(turn(1, 1), 50);
+    expect(second.origin).toBe(first.origin);
+    expect(second.matchedTokens).toBe(turn(1, 0).promptTokens);
+    expect(second.reason).toBe("cache-hit");
+  });
+
+  it("a decision carries only the chunks past what its origin was believed to hold", () => {
+    const { isolates, sync } = cluster(1);
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    a.route(turn(1, 0), 10);
+    sync(a, 20);
+    a.route(turn(1, 1), 30);
+    const record = a.startSync(40)?.batch?.records[0];
+    expect(record).toMatchObject({ t: "route", parent: turn(1, 0).chunkHashes.at(-1) });
+    expect(record?.t === "route" && record.run).toEqual(turn(1, 1).chunkHashes.slice(-4));
+  });
+
+  it("a cold replica bootstraps from a bounded summary and then follows deltas", () => {
+    const { isolates, sync, pool: p, coordinator } = cluster(1, { bootstrapMaxChunks: 1000 });
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    for (let c = 0; c < 200; c++) a.route(turn(c, 0), 10 + c);
+    sync(a, 1000);
+    const late = new EdgeReplica(p, { model: "m", isolate: "late" });
+    const answer = sync(late, 2000);
+    expect(answer?.bootstrap).toBeInstanceOf(Uint8Array);
+    expect(late.stats(2000).index.chunks).toBeLessThanOrEqual(1000);
+    // The most recent conversations made the cut.
+    const read = indexReader(late.router);
+    expect(Object.values(read(turn(199, 0).chunkHashes))).toContain(12);
+    // From then on, deltas.
+    a.route(turn(500, 0), 2100);
+    sync(a, 2200);
+    expect(sync(late, 2300)?.bootstrap).toBeNull();
+    expect(indexReader(late.router)(turn(500, 0).chunkHashes)).toEqual(
+      indexReader(coordinator.router)(turn(500, 0).chunkHashes),
+    );
+  });
+
+  it("a sync whose answer was lost is sent again with the same batch and applied once", () => {
+    const { isolates, coordinator, sync } = cluster(1);
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    a.route(turn(1, 0), 10);
+    a.route(turn(2, 0), 11);
+    const lost = sync(a, 20, true);
+    expect(lost?.duplicate).toBe(false);
+    expect(a.degraded).toBe(true);
+    a.route(turn(3, 0), 30);
+    const retry = sync(a, 40);
+    expect(retry?.duplicate).toBe(true);
+    expect(coordinator.router.outstanding).toBe(2);
+    sync(a, 50);
+    expect(coordinator.router.outstanding).toBe(3);
+    expect(coordinator.counters.recordsApplied).toBe(a.counters.recordsBatched);
+    expect(a.degraded).toBe(false);
+  });
+
+  it("a replica holding a version of a coordinator's earlier life gets a bootstrap", () => {
+    const { isolates, sync, pool: p } = cluster(1);
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    a.route(turn(1, 0), 10);
+    sync(a, 20);
+    const restarted = new EdgeCoordinator(p, { model: "m", epoch: "e2", id: "c0" });
+    const answer = sync(a, 30, false, restarted);
+    expect(answer?.bootstrap).not.toBeNull();
+    expect(answer?.epoch).toBe("e2");
+  });
+
+  it("the load vector counts every isolate's requests, and a replica adds its own since", () => {
+    const { isolates, sync } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    const routed = Array.from({ length: 6 }, (_, c) => a.route(turn(c, 0), 10));
+    sync(a, 20);
+    sync(b, 30);
+    b.route(turn(99, 0), 40);
+    const total = (r: EdgeReplica) => r.loads(40).reduce((n, o) => n + o.load.outstanding, 0);
+    // b's board holds its own lease only; its policy reads a's six through the vector.
+    expect(b.stats(40).outstanding).toBe(1);
+    expect(total(b)).toBe(7);
+    // a's own records were acknowledged: counted once, in the vector.
+    expect(total(a)).toBe(6);
+    // Two end: a counts it at once, b once both have synced.
+    for (const d of routed.slice(0, 2)) a.complete(d.ticket as string, { ok: true }, 50);
+    expect(total(a)).toBe(4);
+    expect(total(b)).toBe(7);
+    sync(a, 60);
+    sync(b, 70);
+    expect(total(a)).toBe(4);
+    expect(total(b)).toBe(5);
+  });
+
+  it("replicas reading one stale view do not all pick the origin it shows least loaded", () => {
+    const { isolates, sync } = cluster(29, { flushMs: 2000 }, { prefillTokensPerSecond: 1000 });
+    for (const r of isolates) sync(r, 0);
+    // 16 conversations through one isolate, 4 per origin, then one ends: the view shows one
+    // origin a request shallower than the others.
+    const feeder = isolates[0] as EdgeReplica;
+    const routed = Array.from({ length: 16 }, (_, c) => feeder.route(turn(1000 + c, 0), 900 + c));
+    const shallow = routed[0] as (typeof routed)[number];
+    feeder.complete(shallow.ticket as string, { ok: true }, 916);
+    sync(feeder, 1000);
+    for (const r of isolates) sync(r, 1000);
+    // Four seconds later, 28 isolates each route a new conversation on that view at once.
+    const where = new Map<string, number>();
+    for (const r of isolates.slice(1)) {
+      const d = r.route(turn(Number(r.isolate.slice(1)), 0), 5000);
+      where.set(d.origin as string, (where.get(d.origin as string) ?? 0) + 1);
+    }
+    // Each alone would take the shallow origin: all 28 there. The better of two among the
+    // origins within the staleness margin sends it about half.
+    expect(where.size).toBe(4);
+    expect(where.get(shallow.origin as string)).toBeLessThan(28 * 0.75);
+  });
+
+  it("the replica's index never holds more than replicaMaxChunks", () => {
+    const { isolates, sync } = cluster(2, { replicaMaxChunks: 1000 });
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    for (let c = 0; c < 300; c++) a.route(turn(c, 2), c);
+    sync(a, 400);
+    sync(b, 500);
+    expect(a.stats(500).index.chunks).toBeLessThanOrEqual(1000);
+    expect(b.stats(500).index.chunks).toBeLessThanOrEqual(1000);
+    expect(b.counters.claimsApplied).toBeGreaterThan(0);
+  });
+
+  it("asks to sync at once when cold, at flushRecords, after flushMs, and while warm", () => {
+    const { isolates, sync } = cluster(1, { flushRecords: 3, flushMs: 100, warmMs: 1000 });
+    const a = isolates[0] as EdgeReplica;
+    expect(a.nextSyncAt(0)).toBe(0);
+    sync(a, 0);
+    expect(a.nextSyncAt(0)).toBeNull();
+    a.route(turn(1, 0), 10);
+    expect(a.nextSyncAt(10)).toBe(100);
+    a.route(turn(2, 0), 11);
+    a.route(turn(3, 0), 12);
+    expect(a.nextSyncAt(12)).toBe(12);
+    sync(a, 12);
+    // Warm: every flushMs while within warmMs of the last request, nothing to report.
+    expect(a.nextSyncAt(20)).toBe(112);
+    sync(a, 1000);
+    expect(a.nextSyncAt(1000)).toBeNull();
+  });
+});

@@ -1,0 +1,315 @@
+/**
+ * An isolate's replica of its pool (docs/architecture.md, "Scale: two coordination modes"): it
+ * routes every request itself, with the core's `CoreRouter` over its own copy of the pool's
+ * index, and reports to its coordinator in batches. No coordinator call precedes an origin
+ * fetch.
+ *
+ * - Routing: the pool's policy over this index, with the load of the coordinator's last
+ *   vector plus this isolate's records since (load-overlay.ts), ties seeded by the request and
+ *   the better of two among the best candidates (stale-pick.ts).
+ * - Records: each route, reroute, end and cancel is queued (record-buffer.ts) with the prompt
+ *   as a path after the chunk the chosen origin was believed to hold (its new chunks only).
+ * - Sync: `nextSyncAt` says when the replica wants to sync: at once when cold; when
+ *   `flushRecords` records wait or the oldest has waited `flushMs`; and every `flushMs` for
+ *   `warmMs` after a request even with nothing to report, so the view is fresh when the next
+ *   request comes. The Worker calls `startSync` from a live request's `waitUntil` (timers run
+ *   there for up to 30 s), sends the request, and hands back `onAnswer` or `onFailure`.
+ *   One sync is in flight at a time.
+ * - Answer: a bootstrap (restore from the summary) or nothing, then the coordinator's claims,
+ *   drops and resets in order (its own again: delta-log.ts; a claim whose parent this index
+ *   lacks is counted and skipped), then the
+ *   vector, the coordinators' learned capacities, the pool's rate and its hot prefixes.
+ * - Degraded (the last sync failed): the replica keeps its own view and keeps routing; its
+ *   records wait (bounded) and go when the coordinator answers again; retries back off from
+ *   `flushMs`, doubling, to at most 2 s.
+ * Memory: the index is capped at `edge.replicaMaxChunks` (LRU via the index budget), the queue
+ * at `edge.bufferMaxRecords`.
+ */
+import type { LoadBoardOptions, OriginLoadView } from "../load-board/load-board.ts";
+import type { PolicyContext } from "../policies/policy.ts";
+import { prefillWork } from "../prefill-work.ts";
+import { CoreRouter } from "../router/core-router.ts";
+import type {
+  FailureKind,
+  Outcome,
+  RouteDecision,
+  RouteRequest,
+  RouterStats,
+} from "../router/router-types.ts";
+import type { PoolSettings } from "../settings/settings-schema.ts";
+import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
+import { RecordBuffer } from "./record-buffer.ts";
+import { pickAmongBest, requestSeed, stalenessMargin } from "./stale-pick.ts";
+import type {
+  HotPrefixEntry,
+  PoolRate,
+  SyncAnswer,
+  SyncRequest,
+  ViewVersion,
+} from "./sync-protocol.ts";
+
+export interface EdgeReplicaOptions {
+  model: string;
+  /** This isolate's id, unique per isolate start; it prefixes the replica's tickets. */
+  isolate: string;
+}
+
+/** What a replica counts of its syncs and its view (for stats and the simulator). */
+export interface ReplicaCounters {
+  syncs: number;
+  answers: number;
+  failures: number;
+  bootstraps: number;
+  duplicates: number;
+  /** Records sent, retries included. */
+  recordsSent: number;
+  /** Records put in a batch, once each. */
+  recordsBatched: number;
+  claimsApplied: number;
+  /** Claims whose parent this index did not hold (the path unknown here). */
+  claimsUnplaced: number;
+  drops: number;
+  resets: number;
+}
+
+/** Longest wait between retries while the coordinator does not answer. */
+const RETRY_MAX_MS = 2000;
+
+interface LiveEffect extends LoadEffect {
+  readonly at: number;
+}
+
+/** The pool the replica's router runs: the pool's, with the index capped for an isolate. */
+export function replicaPool(pool: PoolSettings): PoolSettings {
+  return { ...pool, indexMaxChunks: pool.edge.replicaMaxChunks };
+}
+
+export class EdgeReplica {
+  readonly isolate: string;
+  #pool: PoolSettings;
+  readonly #router: CoreRouter;
+  readonly #buffer: RecordBuffer;
+  readonly #overlay = new LoadOverlay();
+  /** This isolate's live tickets and what each put on its origin. */
+  readonly #live = new Map<string, LiveEffect>();
+  #since: ViewVersion | null = null;
+  #rate: PoolRate = { requestsPerSecond: 0, meanPrefillWork: 0 };
+  #hot: readonly HotPrefixEntry[] = [];
+  #syncing = false;
+  #failedInRow = 0;
+  #lastRequestAt = Number.NEGATIVE_INFINITY;
+  #lastSyncAt = Number.NEGATIVE_INFINITY;
+  readonly counters: ReplicaCounters = {
+    syncs: 0,
+    answers: 0,
+    failures: 0,
+    bootstraps: 0,
+    duplicates: 0,
+    recordsSent: 0,
+    recordsBatched: 0,
+    claimsApplied: 0,
+    claimsUnplaced: 0,
+    drops: 0,
+    resets: 0,
+  };
+
+  constructor(pool: PoolSettings, options: EdgeReplicaOptions) {
+    this.isolate = options.isolate;
+    this.#pool = pool;
+    this.#buffer = new RecordBuffer(pool.edge.bufferMaxRecords);
+    const fresh = (): Pick<LoadBoardOptions, "reportFreshMs" | "reportStaleMs"> => this.#pool;
+    this.#router = new CoreRouter(replicaPool(pool), {
+      model: options.model,
+      ticketPrefix: `${options.isolate}-`,
+      edge: {
+        load: (id, own, now) => this.#overlay.view(id, own, now, fresh()),
+        seed: (context) => requestSeed(context, this.#pool.edge.keyChunks, this.#hot),
+        pick: (context, decision) =>
+          pickAmongBest(this.#pool.policy.type, context, decision, this.#margin(context)),
+      },
+    });
+  }
+
+  get router(): CoreRouter {
+    return this.#router;
+  }
+
+  /** The last sync failed: the replica routes on its own view until one succeeds. */
+  get degraded(): boolean {
+    return this.#failedInRow > 0;
+  }
+
+  /** Age of the view (since the last answer arrived), or null before the first. */
+  viewAgeMs(now: number): number | null {
+    const at = this.#overlay.at;
+    return at === null ? null : now - at;
+  }
+
+  /** Records waiting to be sent (not counting the batch in flight), and those dropped. */
+  get waiting(): { records: number; dropped: number } {
+    return { records: this.#buffer.size, dropped: this.#buffer.dropped };
+  }
+
+  applySettings(pool: PoolSettings): void {
+    this.#pool = pool;
+    this.#router.applySettings(replicaPool(pool));
+  }
+
+  route(request: RouteRequest, now: number): RouteDecision {
+    this.#lastRequestAt = now;
+    const decision = this.#router.route(request, now);
+    const { ticket, origin, matchedTokens, reason } = decision;
+    if (ticket === null || origin === null) return decision;
+    const hashes = request.chunkHashes;
+    const { promptTokens } = request;
+    const held = Math.min(hashes.length, Math.floor(matchedTokens / this.#router.tokensPerChunk));
+    const parent = held > 0 ? (hashes[held - 1] as number) : null;
+    const run: number[] = [];
+    for (let i = held; i < hashes.length; i++) run.push(hashes[i] as number);
+    const effect = this.#effect(origin, promptTokens, matchedTokens, now);
+    this.#live.set(ticket, effect);
+    this.#overlay.add(effect, 1);
+    const record = { t: "route" as const, ticket, origin, parent, run, promptTokens, reason };
+    this.#buffer.push(record, [[effect, 1]], now);
+    return decision;
+  }
+
+  reroute(ticket: string, failure: FailureKind, next: string, now: number): number | null {
+    const matched = this.#router.reroute(ticket, failure, next, now);
+    const old = this.#live.get(ticket);
+    if (matched === null || !old) return matched;
+    const moved = this.#effect(next, old.promptTokens, matched, now);
+    this.#live.set(ticket, moved);
+    const effects: SignedEffect[] = [
+      [old, -1],
+      [moved, 1],
+    ];
+    for (const [e, sign] of effects) this.#overlay.add(e, sign);
+    this.#buffer.push({ t: "reroute", ticket, failure, next }, effects, now);
+    return matched;
+  }
+
+  complete(ticket: string, outcome: Outcome, now: number): boolean {
+    const known = this.#router.complete(ticket, outcome, now);
+    const effect = this.#live.get(ticket);
+    if (!effect) return known;
+    this.#live.delete(ticket);
+    this.#overlay.add(effect, -1);
+    this.#buffer.end({ t: "end", ticket, outcome }, [[effect, -1]], now);
+    return known;
+  }
+
+  cancel(ticket: string, now: number): boolean {
+    const known = this.#router.cancel(ticket, now);
+    const effect = this.#live.get(ticket);
+    if (!effect) return known;
+    this.#live.delete(ticket);
+    this.#overlay.add(effect, -1);
+    this.#buffer.push({ t: "cancel", ticket }, [[effect, -1]], now);
+    return known;
+  }
+
+  /** When this replica wants to sync next (at or before `now`: at once), or null. */
+  nextSyncAt(now: number): number | null {
+    if (this.#syncing) return null;
+    if (this.#since === null) return now;
+    const { flushRecords, flushMs, warmMs } = this.#pool.edge;
+    if (this.#buffer.size >= flushRecords) return now;
+    const due: number[] = [];
+    const oldest = this.#buffer.oldestAt;
+    if (oldest !== null) due.push(oldest + flushMs);
+    if (this.#buffer.inFlight) due.push(this.#lastSyncAt + flushMs);
+    const warm = this.#lastSyncAt + flushMs;
+    if (warm <= this.#lastRequestAt + warmMs) due.push(warm);
+    if (due.length === 0) return null;
+    // After failures, back off (x2 each, at most RETRY_MAX_MS) so an outage is not hammered.
+    const failed = this.#failedInRow;
+    const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
+    return Math.max(Math.min(...due), this.#lastSyncAt + backoff);
+  }
+
+  /** The sync to send now (a retry resends the unacknowledged batch); null while one is out. */
+  startSync(now: number): SyncRequest | null {
+    if (this.#syncing) return null;
+    this.#syncing = true;
+    this.#lastSyncAt = now;
+    this.counters.syncs++;
+    const retry = this.#buffer.inFlight !== null;
+    const batch = this.#buffer.batch();
+    if (batch) this.counters.recordsSent += batch.records.length;
+    if (batch && !retry) this.counters.recordsBatched += batch.records.length;
+    return { isolate: this.isolate, batch, since: this.#since };
+  }
+
+  /** The coordinator answered the sync in flight. */
+  onAnswer(answer: SyncAnswer, now: number): void {
+    this.#syncing = false;
+    this.#failedInRow = 0;
+    this.#buffer.acknowledge();
+    const c = this.counters;
+    c.answers++;
+    if (answer.duplicate) c.duplicates++;
+    if (answer.bootstrap) {
+      this.#router.restore(answer.bootstrap);
+      c.bootstraps++;
+    }
+    for (const r of answer.records) {
+      if (r.t === "claim") {
+        if (this.#router.adopt(r.origin, r.parent, r.run, now)) c.claimsApplied++;
+        else c.claimsUnplaced++;
+      } else if (r.t === "drop") {
+        if (r.parent !== null) this.#router.adopt(r.origin, r.parent, [], now);
+        this.#router.drop(r.origin, r.from);
+        c.drops++;
+      } else {
+        this.#router.ingest(r.origin, [{ type: "cache-reset" }], now);
+        c.resets++;
+      }
+    }
+    this.#since = { epoch: answer.epoch, version: answer.version };
+    for (const e of answer.load) this.#router.adoptCapacity(e.id, e.capacity);
+    this.#overlay.rebase(answer.load, now, this.#buffer.waitingEffects());
+    this.#rate = answer.rate;
+    this.#hot = answer.hot;
+    this.#forgetLost(now);
+  }
+
+  /** The sync in flight failed (no answer in time, or an error): degraded until one succeeds. */
+  onFailure(_now: number): void {
+    this.#syncing = false;
+    this.#failedInRow++;
+    this.counters.failures++;
+  }
+
+  /** Each origin's load as this replica's policy reads it now (vector plus own records since). */
+  loads(now: number): { id: string; load: OriginLoadView }[] {
+    return this.#router
+      .loads(now)
+      .map(({ id, load }) => ({ id, load: this.#overlay.view(id, load, now, this.#pool) }));
+  }
+
+  stats(now: number): RouterStats {
+    return this.#router.stats(now);
+  }
+
+  #effect(origin: string, promptTokens: number, matched: number, now: number): LiveEffect {
+    const attention = this.#pool.prefillAttentionTokens;
+    const work = prefillWork(matched, promptTokens, attention);
+    return { origin, promptTokens, uncachedTokens: promptTokens - matched, work, at: now };
+  }
+
+  /** How stale the view may be: its age plus a flush interval, capped (degraded mode). */
+  #margin(context: PolicyContext) {
+    const at = this.#overlay.at;
+    const { flushMs, maxStalenessMs } = this.#pool.edge;
+    const staleness = at === null ? 0 : Math.min(maxStalenessMs, context.now - at + flushMs);
+    return stalenessMargin(this.#rate, staleness, context);
+  }
+
+  /** Tickets whose end never came stop counting once their lease would have expired. */
+  #forgetLost(now: number): void {
+    for (const [ticket, e] of this.#live) {
+      if (now - e.at > this.#pool.leaseMs) this.#live.delete(ticket);
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import { chainHash } from "../chunk-hash.ts";
+import { policyOf } from "../policies/index.ts";
+import { parsePool } from "../settings/parse-settings.ts";
+import { indexReader } from "../test-support/held-by.ts";
+import { EdgeCoordinator } from "./edge-coordinator.ts";
+import { EdgeReplica } from "./edge-replica.ts";
+import { EdgeRoot } from "./edge-root.ts";
+
+const pool = parsePool({
+  origins: ["a", "b", "c"].map((id) => ({ id, url: `http://${id}.test` })),
+  policy: policyOf("cost"),
+  coordination: "edge",
+  edge: { coordinators: 2, rootIntervalMs: 500 },
+});
+
+function prompt(c: number) {
+  const hashes: number[] = [];
+  let h = 3;
+  for (let i = 0; i < 12; i++) {
+    h = chainHash(h, c * 1000 + i);
+    hashes.push(h);
+  }
+  return { chunkHashes: hashes, promptTokens: 768 };
+}
+
+/** Two groups (a coordinator and a replica each) under one root. */
+function twoGroups() {
+  const root = new EdgeRoot(pool, { epoch: "r1" });
+  const coordinators = ["east", "west"].map(
+    (id) => new EdgeCoordinator(pool, { model: "m", epoch: `${id}-1`, id }),
+  );
+  const replicas = ["e0", "w0"].map((isolate) => new EdgeReplica(pool, { model: "m", isolate }));
+  const sync = (g: number, now: number) => {
+    const r = replicas[g] as EdgeReplica;
+    const request = r.startSync(now);
+    if (request) r.onAnswer((coordinators[g] as EdgeCoordinator).sync(request, now), now);
+  };
+  const exchange = (now: number) => {
+    for (const c of coordinators) c.onRootAnswer(root.exchange(c.rootReport(now), now), now);
+  };
+  return { root, coordinators, replicas, sync, exchange };
+}
+
+const outstanding = (r: EdgeReplica, now: number) =>
+  r.loads(now).reduce((n, o) => n + o.load.outstanding, 0);
+
+describe("edge root", () => {
+  it("each group's replicas read the other groups' load through the root", () => {
+    const { replicas, sync, exchange } = twoGroups();
+    const [east, west] = replicas as [EdgeReplica, EdgeReplica];
+    sync(0, 0);
+    sync(1, 0);
+    for (let c = 0; c < 5; c++) east.route(prompt(c), 10);
+    sync(0, 100);
+    exchange(500);
+    sync(1, 600);
+    expect(outstanding(west, 600)).toBe(5);
+    // Claims stay in their group.
+    expect(indexReader(west.router)(prompt(0).chunkHashes)).toEqual({});
+  });
+
+  it("a group that stops reporting stops counting after three intervals", () => {
+    const { root, coordinators, replicas, sync, exchange } = twoGroups();
+    sync(0, 0);
+    for (let c = 0; c < 5; c++) (replicas[0] as EdgeReplica).route(prompt(c), 10);
+    sync(0, 100);
+    exchange(500);
+    const west = coordinators[1] as EdgeCoordinator;
+    const answer = root.exchange(west.rootReport(1000), 1000);
+    expect(answer.others.reduce((n, s) => n + s.outstanding, 0)).toBe(5);
+    const later = root.exchange(west.rootReport(2100), 2100);
+    expect(later.others).toEqual([]);
+  });
+
+  it("webhooks reach every replica: health, capacity and a cache reset", () => {
+    const { root, replicas, sync, exchange } = twoGroups();
+    const [east, west] = replicas as [EdgeReplica, EdgeReplica];
+    sync(0, 0);
+    sync(1, 0);
+    const d = east.route(prompt(1), 10);
+    sync(0, 20);
+    expect(indexReader(east.router)(prompt(1).chunkHashes)).toEqual({ [d.origin as string]: 12 });
+    root.ingest(d.origin as string, [{ type: "cache-reset" }], 30);
+    root.ingest("b", [{ type: "health", status: "down" }], 30);
+    root.ingest("c", [{ type: "capacity", kvCapacityTokens: 6400 }], 30);
+    root.ingest("c", [{ type: "load", running: 3, waiting: 2, kvUsage: 0.5 }], 30);
+    exchange(500);
+    sync(0, 600);
+    sync(1, 600);
+    expect(indexReader(east.router)(prompt(1).chunkHashes)).toEqual({});
+    for (const r of [east, west]) {
+      const loads = new Map(r.loads(600).map((o) => [o.id, o.load]));
+      expect(loads.get("b")?.eligible).toBe(false);
+      expect(loads.get("c")?.engine).toMatchObject({ running: 3, waiting: 2 });
+      const c = r.stats(600).origins.find((o) => o.id === "c");
+      expect(c?.capacityTokens).toBe(6400);
+      for (let k = 0; k < 10; k++) expect(r.route(prompt(100 + k), 700).origin).not.toBe("b");
+    }
+    // The same state again changes nothing: a reset is applied once.
+    east.route(prompt(1), 800);
+    sync(0, 900);
+    exchange(1000);
+    sync(0, 1100);
+    expect(Object.keys(indexReader(east.router)(prompt(1).chunkHashes))).toHaveLength(1);
+  });
+});

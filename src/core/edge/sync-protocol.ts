@@ -1,0 +1,187 @@
+/**
+ * The messages of edge coordination (docs/architecture.md, "Scale: two coordination modes"):
+ * what an isolate's replica reports to its coordinator object, what the coordinator answers,
+ * and what coordinators and the root exchange. All plain data (numbers, strings, arrays and one
+ * Uint8Array), so each crosses Workers RPC by structured clone unchanged; none carries prompt
+ * text, only chained chunk hashes.
+ *
+ * A prompt travels as a path: the chunk `parent` names (the deepest chunk the sender believes
+ * the receiver already holds; null: none) and the `run` of hashes after it. Hashes are chained,
+ * so `parent` stands for the whole prefix before it: a conversation's next turn travels as its
+ * new chunks only. A receiver that does not hold `parent` cannot place the path and applies
+ * the rest of the record (its load) without the claim.
+ */
+import type { Health } from "../engine-events.ts";
+import type { LearnedCapacity } from "../router/capacity-learner.ts";
+import type { FailureKind, Outcome } from "../router/router-types.ts";
+
+/** Replica -> coordinator: one event of one request this isolate routed. */
+export type UpRecord =
+  /** Routed `ticket` to `origin` (the ticket's id is unique to its isolate); `outcome` when the
+   * request also ended before the record was sent (one record instead of two). */
+  | {
+      readonly t: "route";
+      readonly ticket: string;
+      readonly origin: string;
+      readonly parent: number | null;
+      readonly run: readonly number[];
+      readonly promptTokens: number;
+      readonly reason: string;
+      readonly outcome?: Outcome | undefined;
+    }
+  /** The ticket's origin failed before its first byte; `next` is tried instead. */
+  | {
+      readonly t: "reroute";
+      readonly ticket: string;
+      readonly failure: FailureKind;
+      readonly next: string;
+    }
+  /** The request ended (the engine's usage in `outcome`). */
+  | { readonly t: "end"; readonly ticket: string; readonly outcome: Outcome }
+  /** The ticket will not be used. */
+  | { readonly t: "cancel"; readonly ticket: string };
+
+/** Coordinator -> replicas: what an isolate's record changed in the pool's index. */
+export type DownRecord =
+  /** `origin` holds the path (parent, run). */
+  | {
+      readonly t: "claim";
+      readonly origin: string;
+      readonly parent: number | null;
+      readonly run: readonly number[];
+    }
+  /**
+   * `origin` never prefilled a claimed prompt: it holds the path to `parent` (what it held
+   * before the claim; null: nothing of it) and neither the chunk `from` names nor anything
+   * below. Naming both makes a replica that took back more (its own view of what the origin
+   * held was older) agree with the coordinator.
+   */
+  | {
+      readonly t: "drop";
+      readonly origin: string;
+      readonly parent: number | null;
+      readonly from: number;
+    }
+  /** `origin`'s engine reset its cache: it holds nothing. */
+  | { readonly t: "reset"; readonly origin: string };
+
+/** Where a replica's view stands: a coordinator's life (`epoch`) and a version in it. */
+export interface ViewVersion {
+  readonly epoch: string;
+  readonly version: number;
+}
+
+export interface SyncRequest {
+  /** The isolate's id (unique per isolate start). */
+  readonly isolate: string;
+  /**
+   * Records since the last acknowledged batch. Ids rise by one per new batch; a batch whose
+   * answer was lost is sent again with the same id and records, and applied once.
+   */
+  readonly batch: { readonly id: number; readonly records: readonly UpRecord[] } | null;
+  /** The view the replica holds; null when it has none (cold: it needs a bootstrap). */
+  readonly since: ViewVersion | null;
+}
+
+/** One origin's load as the pool's coordinators see it, with its engine's last report. */
+export interface OriginLoadEntry {
+  readonly id: string;
+  /** Requests every isolate routed there and has not seen end (all groups). */
+  readonly outstanding: number;
+  readonly activeTokens: number;
+  readonly prefillingTokens: number;
+  /** Prefill work queued there (short-context token equivalents, prefill-work.ts). */
+  readonly queuedPrefillTokens: number;
+  /** The engine's last load report and its age when the answer left; null if none. */
+  readonly engine: {
+    readonly running: number;
+    readonly waiting: number;
+    readonly kvUsage: number;
+    readonly ageMs: number;
+  } | null;
+  readonly health: Health;
+  /** Healthy and its circuit (at the coordinator) lets requests through. */
+  readonly eligible: boolean;
+  /** Its capacity as the coordinator learned it from every isolate's completions. */
+  readonly capacity: LearnedCapacity;
+}
+
+/** The pool's recent decisions: what a replica needs to tell how stale its view may be. */
+export interface PoolRate {
+  /** Decisions per second, pool-wide (exponentially weighted, half-life RATE_HALF_LIFE_MS). */
+  readonly requestsPerSecond: number;
+  /** Mean prefill work per decision (short-context token equivalents). */
+  readonly meanPrefillWork: number;
+}
+
+/** A hot shared prefix: its chained hash, its depth in chunks and its request rate. */
+export interface HotPrefixEntry {
+  readonly hash: number;
+  readonly depth: number;
+  readonly ratePerSecond: number;
+}
+
+export interface SyncAnswer {
+  readonly epoch: string;
+  readonly version: number;
+  /** The batch was a retry of one already applied (answered, not applied again). */
+  readonly duplicate: boolean;
+  /**
+   * A bounded summary to start from (a router snapshot of the index's most recent chunks, with
+   * each origin's slot and capacity), sent when `since` is null, from another epoch or older
+   * than the coordinator's log; `records` then follow it. Null: `records` follow `since`.
+   */
+  readonly bootstrap: Uint8Array | null;
+  /**
+   * Every isolate's claims, drops and resets after `since` (or after the bootstrap), in the
+   * coordinator's order, the asking isolate's own included (delta-log.ts says why).
+   */
+  readonly records: readonly DownRecord[];
+  readonly load: readonly OriginLoadEntry[];
+  readonly rate: PoolRate;
+  readonly hot: readonly HotPrefixEntry[];
+}
+
+/** The load one coordinator's isolates put on one origin (its share of the pool's). */
+export interface LoadShare {
+  readonly id: string;
+  readonly outstanding: number;
+  readonly activeTokens: number;
+  readonly prefillingTokens: number;
+  readonly queuedPrefillTokens: number;
+}
+
+/** Coordinator -> root, every `rootIntervalMs`. */
+export interface RootReport {
+  readonly coordinator: string;
+  readonly loads: readonly LoadShare[];
+  readonly rate: PoolRate;
+}
+
+/** The latest the root knows of one origin's engine (from its webhooks). */
+export interface EngineState {
+  readonly id: string;
+  /** The last load report, numbered per origin within the root's epoch; null if none. */
+  readonly load: {
+    readonly seq: number;
+    readonly running: number;
+    readonly waiting: number;
+    readonly kvUsage: number;
+    readonly ageMs: number;
+  } | null;
+  readonly health: Health;
+  /** The engine's reported KV capacity in tokens, or null. */
+  readonly capacityTokens: number | null;
+  /** Cache resets seen within the root's epoch (a rise tells coordinators to forget it). */
+  readonly resets: number;
+}
+
+/** Root -> coordinator: the other coordinators' load and the engines' state. */
+export interface RootAnswer {
+  readonly epoch: string;
+  /** Per origin, the sum of the other coordinators' last shares. */
+  readonly others: readonly LoadShare[];
+  /** The other coordinators' decisions. */
+  readonly rate: PoolRate;
+  readonly engines: readonly EngineState[];
+}

@@ -1,0 +1,42 @@
+/**
+ * How an edge replica's `CoreRouter` departs from the object's (src/core/edge, and
+ * docs/architecture.md, "Scale: two coordination modes"). The router calls these three hooks
+ * and nothing else changes: the replica supplies the load it read from its coordinator, the
+ * seed that makes every replica break a request's ties alike, and the pick among the policy's
+ * best candidates that keeps replicas reading one stale view from herding. Below them, the
+ * shapes of the router's other edge methods (`record`, `loads`).
+ */
+import type { OriginLoadView } from "../load-board/load-board.ts";
+import type { Decision, PolicyContext } from "../policies/policy.ts";
+import type { LearnedCapacity } from "./capacity-learner.ts";
+
+export interface EdgeHooks {
+  /** The load a policy reads of `originId`, given what this router itself leased there. */
+  load(originId: string, own: OriginLoadView, now: number): OriginLoadView;
+  /** The seed of this decision's random draws (ties, power of two): a hash of the request. */
+  seed(context: PolicyContext): number;
+  /** The decision to act on, given the policy's (drawing from `context.rng`). */
+  pick(context: PolicyContext, decision: Decision): Decision;
+}
+
+/** A decision another router made: its origin, its prompt as a path and a run, its reason. */
+export interface RecordedRoute {
+  readonly origin: string;
+  readonly parent: number | null;
+  readonly run: readonly number[];
+  readonly promptTokens: number;
+  readonly reason: string;
+}
+
+export interface RecordedClaim {
+  readonly hashes: readonly number[];
+  readonly heldChunks: number;
+  readonly deepestChunks: number;
+}
+
+/** One origin's load as this router reads it, and its capacity (a coordinator's vector). */
+export interface OriginLoad {
+  readonly id: string;
+  readonly load: OriginLoadView;
+  readonly capacity: LearnedCapacity;
+}

@@ -1,0 +1,94 @@
+/**
+ * What edge coordination (src/core/edge) asks of a `CoreRouter` beyond the object's protocol:
+ * a coordinator records each isolate's decisions (`record`: lease and claim as `route` does
+ * after its policy, so `reroute`, `cancel` and `complete` work on them) and reads the pool's
+ * load (`loads`); a replica adopts other isolates' claims (`adopt`, `drop`), its coordinator's
+ * learned capacities (`adoptCapacity`) and reads the hottest prefixes (`hottest`). The router
+ * exposes each as a one-line method; the bodies live here, over the router's live parts.
+ */
+import type { LearnedCapacity } from "./capacity-learner.ts";
+import type { DecisionLog } from "./decision-log.ts";
+import type { OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
+import type { HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
+import type { RouterParts } from "./router-parts.ts";
+import type { TicketLegs } from "./ticket-legs.ts";
+
+export class ReplicaSeams {
+  readonly #parts: RouterParts;
+  readonly #legs: TicketLegs;
+  readonly #hot: HotPrefixes;
+  readonly #log: DecisionLog;
+
+  constructor(parts: RouterParts, legs: TicketLegs, hot: HotPrefixes, log: DecisionLog) {
+    this.#parts = parts;
+    this.#legs = legs;
+    this.#hot = hot;
+    this.#log = log;
+  }
+
+  /**
+   * Another router routed `ticket` to `route.origin`; its prompt is the path to the chunk
+   * `parent` names, then `run`. Returns the prompt's hashes (empty when `parent` is unknown
+   * here: leased, not claimed), the chunks the origin held before and the deepest any origin
+   * held; null for an unknown origin or a live ticket.
+   */
+  record(ticket: string, route: RecordedRoute, now: number): RecordedClaim | null {
+    const { slots, claims } = this.#parts;
+    this.#legs.expire(now);
+    const slot = slots.slotOf(route.origin);
+    if (slot === undefined || this.#legs.get(ticket)) return null;
+    const path = route.parent === null ? [] : claims.pathOf(route.parent);
+    const hashes = path === null ? [] : path.concat(route.run);
+    const deepestChunks = claims.match(hashes);
+    this.#hot.observe(hashes, now);
+    const { promptTokens, reason } = route;
+    const claim = this.#legs.lease(ticket, hashes, slot, promptTokens, null, now);
+    this.#log.record({
+      at: now,
+      origin: route.origin,
+      reason,
+      matchedTokens: claim.matchedTokens,
+      promptTokens,
+      prefillOrigin: null,
+      pdReason: null,
+    });
+    return { hashes, heldChunks: claim.matchedChunks, deepestChunks };
+  }
+
+  /**
+   * Another router claimed a prompt for `originId`: the path to the chunk `parent` names, then
+   * `run`. No lease: the coordinator's load vector counts it. False when the origin is unknown
+   * or no origin here holds `parent`.
+   */
+  adopt(originId: string, parent: number | null, run: readonly number[], now: number): boolean {
+    const slot = this.#parts.slots.slotOf(originId);
+    return slot !== undefined && this.#parts.claims.claimRun(slot, parent, run, now);
+  }
+
+  /** `originId` no longer holds the chunk named `hash` nor below it (another router's failure). */
+  drop(originId: string, hash: number): void {
+    const slot = this.#parts.slots.slotOf(originId);
+    if (slot !== undefined) this.#parts.claims.dropFrom(slot, hash);
+  }
+
+  /** `originId`'s capacity as another router learned it (a replica takes its coordinator's). */
+  adoptCapacity(originId: string, learned: LearnedCapacity): void {
+    const slot = this.#parts.slots.slotOf(originId);
+    if (slot !== undefined) this.#parts.capacity.adopt(slot, learned);
+  }
+
+  /** The `k` hottest shallow prefixes (hot-prefixes.ts), hottest first. */
+  hottest(k: number, now: number): HotPrefix[] {
+    return this.#hot.top(k, now);
+  }
+
+  /** Each origin's load as this router reads it, in settings order, with its capacity. */
+  loads(now: number): OriginLoad[] {
+    const { slots, board, capacity } = this.#parts;
+    return slots.order.map((slot) => ({
+      id: slots.at(slot).settings.id,
+      load: board.view(slot, now),
+      capacity: capacity.saved(slot),
+    }));
+  }
+}
