@@ -197,7 +197,7 @@ describe("edge coordination (properties)", () => {
       }),
       { numRuns: 150 },
     );
-  });
+  }, 60_000);
 
   it("a replica's index and queue stay within their caps while its coordinator is away", () => {
     fc.assert(
@@ -226,5 +226,5 @@ describe("edge coordination (properties)", () => {
       ),
       { numRuns: 20 },
     );
-  });
+  }, 60_000);
 });
