@@ -8,12 +8,16 @@
  *                 isolate's replica does);
  * - healthz:      `GET /healthz` through the same `wrangler dev`, the platform's floor
  *                 (wrangler's proxy, workerd, Hono) with no routing.
+ * With `--rounds N` every target runs N times, round after round (the routed modes' order
+ * rotating), and each target's rounds are combined: on a shared machine whose load drifts,
+ * no mode gets all the quiet minutes.
  * Prints requests/s, p50/p99 and errors per target and each mode's overhead (routed - direct,
  * routed / direct, and routed - direct - healthz: its own cost), and saves JSON to
  * bench/results/loadtest.json. Everything it starts is stopped on exit, failure or Ctrl-C.
  *
  *   npm run loadtest -- [--duration 10s] [--warmup 2s] [--concurrency 16] [--stream]
- *                       [--coordination object,edge] [--out bench/results/loadtest.json]
+ *                       [--coordination object,edge] [--rounds 1]
+ *                       [--out bench/results/loadtest.json]
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -26,13 +30,13 @@ import { freePort } from "../local-stack/stack.ts";
 import { startWranglerDev, stopChild, type WranglerDev } from "../local-stack/wrangler-dev.ts";
 import { parseDuration } from "../shared/parse-duration.ts";
 import { COORDINATIONS } from "./coordination.ts";
-import { measure, type Target, type TargetResult } from "./measure.ts";
+import { combine, type Measurement, measure, type Target, type TargetResult } from "./measure.ts";
 import { formatReport, overhead } from "./report.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const usage =
   "usage: npm run loadtest -- [--duration 10s] [--warmup 2s] [--concurrency 16] [--stream]\n" +
-  `       [--coordination ${Object.keys(COORDINATIONS).join(",")}] [--out PATH]`;
+  `       [--coordination ${Object.keys(COORDINATIONS).join(",")}] [--rounds N] [--out PATH]`;
 /** Each mode's pool. */
 const modelOf = (mode: string) => `loadtest-${mode}`;
 
@@ -48,6 +52,7 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "16" },
     stream: { type: "boolean", default: false },
     coordination: { type: "string", default: "object,edge" },
+    rounds: { type: "string", default: "1" },
     out: { type: "string", default: join(root, "bench/results/loadtest.json") },
   },
 });
@@ -55,11 +60,14 @@ const durationMs = parseDuration(values.duration);
 const warmupMs = parseDuration(values.warmup);
 const concurrency = Number(values.concurrency);
 const modes = values.coordination.split(",").map((m) => m.trim());
+const rounds = Number(values.rounds);
 if (durationMs === null || durationMs < 1000) fail(`--duration ${values.duration}: at least 1s`);
 if (warmupMs === null) fail(`--warmup ${values.warmup} is not a duration`);
 if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)
   fail(`--concurrency ${values.concurrency} must be 1..1024`);
 for (const mode of modes) if (!COORDINATIONS[mode]) fail(`unknown --coordination ${mode}`);
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100)
+  fail(`--rounds ${values.rounds}: 1..100`);
 
 // Everything this run starts, so that every way out stops it.
 const children = new Set<ChildProcess>();
@@ -172,15 +180,21 @@ async function run(): Promise<void> {
     }
   }
 
-  const results: TargetResult[] = [];
-  for (const target of targets) {
-    console.error(`${target.name}: ${target.method} ${target.url}`);
-    if (warmupMs && warmupMs > 0)
-      await measure(target, { durationMs: warmupMs, connections: concurrency });
-    results.push(
-      await measure(target, { durationMs: durationMs as number, connections: concurrency }),
-    );
+  const runs = new Map<string, Measurement[]>(targets.map((t) => [t.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const turn = routed.map((_, i) => routed[(i + round) % routed.length] as Target);
+    for (const target of [...targets.slice(0, 2), ...turn]) {
+      console.error(`round ${round + 1}/${rounds} ${target.name}: ${target.method} ${target.url}`);
+      if (warmupMs && warmupMs > 0)
+        await measure(target, { durationMs: warmupMs, connections: concurrency });
+      const run = await measure(target, {
+        durationMs: durationMs as number,
+        connections: concurrency,
+      });
+      runs.get(target.name)?.push(run);
+    }
   }
+  const results = targets.map((t) => combine(runs.get(t.name) ?? []));
   const [directResult, healthz, ...routedResults] = results as [
     TargetResult,
     TargetResult,
@@ -192,7 +206,8 @@ async function run(): Promise<void> {
   }));
   console.log(`\n${formatReport(results, costs)}`);
   console.log(
-    `\n${concurrency} connections, ${values.duration} per target after ${values.warmup} warm-up, ` +
+    `\n${concurrency} connections, ${values.duration} per target and round after ${values.warmup} ` +
+      `warm-up, ${rounds} round(s), ` +
       `${values.stream ? "streamed" : "JSON"} answers, ${cpus().length} CPUs, load generator in ` +
       `this process, load average ${loadavg()
         .map((l) => l.toFixed(2))
@@ -212,6 +227,7 @@ async function run(): Promise<void> {
     durationMs,
     warmupMs,
     concurrency,
+    rounds,
     stream: values.stream,
     coordination: modes,
     requestBytes: Buffer.byteLength(direct),
