@@ -81,7 +81,13 @@ function request(model: string, topic: string, turns: number) {
   return { chunkHashes: key.chunkHashes, promptTokens: key.promptTokens };
 }
 
-function route(iso: Isolate, r: PoolRef, topic: string, turns: number, e: Env = env): Routed {
+function route(
+  iso: Isolate,
+  r: PoolRef,
+  topic: string,
+  turns: number,
+  e: Env = env,
+): Promise<Routed> {
   return routeAtEdge(e, iso.ctx, r, request(r.model, topic, turns), { registry: iso.registry });
 }
 
@@ -96,6 +102,19 @@ function ok(decision: RouteDecision): RequestReport {
     objectMs: null,
     fallback: null,
   };
+}
+
+/** An env whose coordinators do not answer while `outage.on`. */
+function withOutage(): { env: Env; outage: { on: boolean } } {
+  const outage = { on: true };
+  const COORDINATOR = {
+    idFromName: (name: string) => env.COORDINATOR.idFromName(name),
+    get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) =>
+      outage.on
+        ? { sync: () => Promise.reject(new Error("coordinator down")) }
+        : env.COORDINATOR.get(id, options),
+  };
+  return { env: { ...env, COORDINATOR } as unknown as Env, outage };
 }
 
 function edgePool(iso: Isolate, r: PoolRef): EdgePool {
@@ -115,13 +134,13 @@ describe("edge coordination across isolates", () => {
     const b = isolate("iso-b");
     await syncOnce(edgePool(a, r), env);
     await syncOnce(edgePool(b, r), env);
-    const first = route(a, r, "tides", 1);
+    const first = await route(a, r, "tides", 1);
     expect(first.coordination).toBe("edge");
     expect(first.objectMs).toBeNull();
     await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
     await settle(a);
     await syncOnce(edgePool(b, r), env);
-    const second = route(b, r, "tides", 2);
+    const second = await route(b, r, "tides", 2);
     expect(second.decision.origin).toBe(first.decision.origin);
     expect(second.decision.reason).toBe("cache-hit");
     expect(second.decision.matchedTokens).toBeGreaterThan(0);
@@ -137,7 +156,7 @@ describe("edge coordination across isolates", () => {
     const isolates = ["iso-1", "iso-2", "iso-3"].map(isolate);
     for (const iso of isolates) await syncOnce(edgePool(iso, r), env);
     for (const [i, iso] of isolates.entries()) {
-      for (let n = 0; n < 4; n++) route(iso, r, `load-${i}-${n}`, 0);
+      for (let n = 0; n < 4; n++) await route(iso, r, `load-${i}-${n}`, 0);
     }
     for (const iso of isolates) await settle(iso);
     const first = isolates[0] as Isolate;
@@ -153,52 +172,75 @@ describe("edge coordination across isolates", () => {
     const iso = isolate("iso-degraded");
     const held = edgePool(iso, r);
     await syncOnce(held, env);
-    const down = {
-      ...env,
-      COORDINATOR: {
-        idFromName: (name: string) => env.COORDINATOR.idFromName(name),
-        get: () => ({ sync: () => Promise.reject(new Error("coordinator down")) }),
-      },
-    } as unknown as Env;
-    const first = route(iso, r, "outage", 1, down);
+    const { env: down } = withOutage();
+    const first = await route(iso, r, "outage", 1, down);
     await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
     await waitFor(() => held.replica.degraded, 2000, "the failed sync");
     // Still routing, on its own view: the next turn finds the origin it chose.
-    const second = route(iso, r, "outage", 2, down);
+    const second = await route(iso, r, "outage", 2, down);
     expect(second.decision.origin).toBe(first.decision.origin);
     expect(second.decision.reason).toBe("cache-hit");
     await second.ledger.complete(second.decision.ticket as string, ok(second.decision));
     expect((await coordinator(DEGRADED)).counters.recordsApplied).toBe(0);
-    // The coordinator is back: the two requests' records (each route with its end) arrive.
+    // The coordinator is back: every record the replica kept arrives, each applied once.
     await waitFor(
       async () => {
         await syncOnce(held, env);
-        return (await coordinator(DEGRADED)).counters.recordsApplied === 2;
+        const applied = (await coordinator(DEGRADED)).counters.recordsApplied;
+        return (
+          held.replica.waiting.records === 0 && applied === held.replica.counters.recordsBatched
+        );
       },
       5000,
       "the records to arrive",
     );
     expect(held.replica.degraded).toBe(false);
+    // Both requests' routes and ends: 2 records, or 3 when the first route left before its end.
+    expect(held.replica.counters.recordsBatched).toBeGreaterThanOrEqual(2);
+    const inFlight = await coordinator(DEGRADED);
+    expect(inFlight.router.origins.reduce((n, o) => n + o.outstanding, 0)).toBe(0);
     await settle(iso);
   });
 
-  it("records flush from the request's waitUntil, with no sync called by hand", async () => {
+  it("records flush from waitUntil alone; a cold isolate's first request waits for the summary", async () => {
     const r = await ref(LOOPED);
     const a = isolate("iso-loop-a");
     const b = isolate("iso-loop-b");
-    const first = route(a, r, "loop", 1);
+    const first = await route(a, r, "loop", 1);
     await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
     await settle(a);
-    // The cold isolate's first sync left with the route at once; the end went next.
-    expect(edgePool(a, r).replica.counters.recordsBatched).toBe(2);
-    // b's first request goes cold (it has no view) and bootstraps in its waitUntil.
-    route(b, r, "other", 0);
-    await settle(b);
+    // Bootstrapped before it routed; its records reached the coordinator with no hand sync.
+    const counters = edgePool(a, r).replica.counters;
+    expect(counters.bootstraps).toBe(1);
+    expect(counters.recordsBatched).toBeGreaterThan(0);
+    expect((await coordinator(LOOPED)).counters.recordsApplied).toBe(counters.recordsBatched);
+    // b has never synced: its very first request finds the conversation a routed.
+    const later = await route(b, r, "loop", 2);
     expect(edgePool(b, r).replica.counters.bootstraps).toBe(1);
-    const later = route(b, r, "loop", 2);
     expect(later.decision.origin).toBe(first.decision.origin);
     expect(later.decision.reason).toBe("cache-hit");
     await settle(b);
+  });
+
+  it("a cold isolate whose coordinator does not answer routes at once on its own view", async () => {
+    const r = await ref(LOOPED);
+    const iso = isolate("iso-cold-down");
+    const { env: down, outage } = withOutage();
+    const first = await route(iso, r, "cold-down", 0, down);
+    expect(first.decision.origin).not.toBeNull();
+    expect(edgePool(iso, r).replica.degraded).toBe(true);
+    // Known down: the next request does not wait for a sync.
+    const syncs = edgePool(iso, r).replica.counters.syncs;
+    await route(iso, r, "cold-down-2", 0, down);
+    expect(edgePool(iso, r).replica.counters.syncs).toBe(syncs);
+    // The coordinator answers again: the loop, backing off meanwhile, bootstraps and sends.
+    outage.on = false;
+    const held = edgePool(iso, r);
+    await settle(iso);
+    expect(held.replica.degraded).toBe(false);
+    expect(held.replica.counters.bootstraps).toBe(1);
+    expect(held.replica.counters.failures).toBeLessThan(12);
+    expect(held.replica.waiting.records).toBe(0);
   });
 
   it("an engine's webhook reaches every replica through the root and the coordinator", async () => {
@@ -224,7 +266,7 @@ describe("edge coordination across isolates", () => {
       "the origin's health to reach the replica",
     );
     for (let t = 0; t < 8; t++) {
-      expect(route(iso, r, `after-down-${t}`, 0).decision.origin).not.toBe("edge-w-2");
+      expect((await route(iso, r, `after-down-${t}`, 0)).decision.origin).not.toBe("edge-w-2");
     }
     await settle(iso);
   });

@@ -29,8 +29,12 @@ export interface EdgePool {
   /** This isolate's colo group: which coordinator it syncs with. */
   group: number;
   loop: SyncLoop | null;
-  /** The sync in flight, whichever loop sent it. */
-  inFlight: { readonly token: object; readonly startedAt: number } | null;
+  /** The sync in flight, whichever loop or request sent it; `done` when it is settled. */
+  inFlight: {
+    readonly token: object;
+    readonly startedAt: number;
+    readonly done: Promise<void>;
+  } | null;
 }
 
 export class ReplicaRegistry {

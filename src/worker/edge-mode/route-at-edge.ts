@@ -1,7 +1,9 @@
 /**
  * @module
  * One routing decision in an edge-coordinated pool (docs/architecture.md, "The Worker's edge
- * path"): this isolate's replica decides at once, with no call before the origin fetch, and
+ * path"): this isolate's replica decides at once, with no call before the origin fetch (but
+ * for an isolate's first request, which waits for the pool's summary: a cold replica knows
+ * nothing, and would send a conversation away from its cache), and
  * the request's records (its route, failovers, end or cancel) queue for the next sync, which
  * `pump` makes sure a live request's `waitUntil` will send. The `Ledger` it returns is what
  * forward/ reports to, as with the pool's object: failover and the end land in the replica,
@@ -13,7 +15,7 @@ import type { PoolRef } from "../edge-routing/pool-stub.ts";
 import type { Ledger, Routed } from "../edge-routing/route-request.ts";
 import { routerOutcome } from "../request-record/request-report.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
-import { pump } from "./sync-loop.ts";
+import { pump, syncOnce } from "./sync-loop.ts";
 
 export interface EdgeRouteOptions {
   /** The request's `cf` properties, which name its colo's group (absent in local runs). */
@@ -24,15 +26,18 @@ export interface EdgeRouteOptions {
 
 type Ctx = Pick<ExecutionContext, "waitUntil">;
 
-export function routeAtEdge(
+export async function routeAtEdge(
   env: Env,
   ctx: Ctx,
   ref: PoolRef,
   request: RouteRequest,
   options: EdgeRouteOptions = {},
-): Routed {
+): Promise<Routed> {
   const registry = options.registry ?? replicaRegistry;
   const pool = registry.get(ref, coloGroup(options.cf, ref.pool.edge.coordinators));
+  const { replica } = pool;
+  // Cold (no answer yet, none failed): bootstrap first, bounded by the pool's routeTimeoutMs.
+  if (replica.viewAgeMs(Date.now()) === null && !replica.degraded) await syncOnce(pool, env);
   const now = Date.now();
   const decision = pool.replica.route(request, now);
   pump(pool, env, ctx, now);

@@ -21,8 +21,11 @@
  *   under it (its promise never settles) is declared failed by the next loop after the
  *   deadline plus ABANDON_GRACE_MS; its late answer, if any, is ignored, and the batch goes
  *   again under the same id, which the coordinator applies once.
+ * - Cold: an isolate's first request for a pool waits for the bootstrap (`syncOnce`, within the
+ *   pool's `routeTimeoutMs`) rather than route blind on an empty index: once per isolate and
+ *   pool, and not while the coordinator is known not to answer (route-at-edge.ts).
  */
-import type { SyncAnswer } from "../../core/edge/sync-protocol.ts";
+import type { SyncAnswer, SyncRequest } from "../../core/edge/sync-protocol.ts";
 import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
 import type { SyncCall } from "../coordinator-object/rpc-types.ts";
 import { withDeadline } from "../edge-routing/with-deadline.ts";
@@ -83,13 +86,26 @@ async function run(pool: EdgePool, env: Env, loop: SyncLoop): Promise<void> {
   if (pool.loop === loop) pool.loop = null;
 }
 
-/** One sync of `pool`'s replica with its coordinator, now. */
-export async function syncOnce(pool: EdgePool, env: Env): Promise<void> {
-  const { replica, reports, ref, group } = pool;
-  const request = replica.startSync(Date.now());
-  if (!request) return;
+/**
+ * One sync of `pool`'s replica with its coordinator, now; while one is in flight already, that
+ * one (whoever sent it) is waited for instead.
+ */
+export function syncOnce(pool: EdgePool, env: Env): Promise<void> {
+  const request = pool.replica.startSync(Date.now());
+  if (!request) return pool.inFlight?.done ?? Promise.resolve();
   const token = {};
-  pool.inFlight = { token, startedAt: Date.now() };
+  const done = exchange(pool, env, request, token);
+  pool.inFlight = { token, startedAt: Date.now(), done };
+  return done;
+}
+
+async function exchange(
+  pool: EdgePool,
+  env: Env,
+  request: SyncRequest,
+  token: object,
+): Promise<void> {
+  const { replica, reports, ref, group } = pool;
   const call: SyncCall = {
     version: ref.version,
     request,

@@ -59,7 +59,7 @@ function completionsHandler(
     // Edge pools decide in this isolate, with no call before the origin fetch.
     const routed =
       pool.coordination === "edge"
-        ? routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
+        ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
             cf: c.req.raw.cf as ColoProperties | undefined,
           })
         : await routeRequest(c.env, c.executionCtx, ref, routeInput);
