@@ -56,7 +56,8 @@ function completionsHandler(
       // Several choices are never disaggregated; the engine checks `n` itself.
       n: Number.isInteger(json.n) ? (json.n as number) : undefined,
     };
-    // Edge pools decide in this isolate, with no call before the origin fetch.
+    // Edge pools decide in this isolate, with no call before the origin fetch (but the
+    // isolate's first, which waits for the pool's summary).
     const routed =
       pool.coordination === "edge"
         ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
