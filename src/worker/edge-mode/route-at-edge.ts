@@ -3,9 +3,9 @@
  * One routing decision in an edge-coordinated pool (docs/architecture.md, "The Worker's edge
  * path"): this isolate's replica decides at once, with no call before the origin fetch (but
  * for an isolate's first request, which waits for the pool's summary: a cold replica knows
- * nothing, and would send a conversation away from its cache), and
- * the request's records (its route, failovers, end or cancel) queue for the next sync, which
- * `pump` makes sure a live request's `waitUntil` will send. The `Ledger` it returns is what
+ * nothing, and would send a conversation away from its cache), and the request's records (its
+ * route, failovers, end or cancel) queue for the next sync, which `pump` makes sure a live
+ * request's `waitUntil` will send. The `Ledger` it returns is what
  * forward/ reports to, as with the pool's object: failover and the end land in the replica,
  * and the end's report waits to ride with the batch that carries the end record.
  */
@@ -39,7 +39,7 @@ export async function routeAtEdge(
   // Cold (no answer yet, none failed): bootstrap first, bounded by the pool's routeTimeoutMs.
   if (replica.viewAgeMs(Date.now()) === null && !replica.degraded) await syncOnce(pool, env);
   const now = Date.now();
-  const decision = pool.replica.route(request, now);
+  const decision = replica.route(request, now);
   pump(pool, env, ctx, now);
   return {
     decision,
@@ -47,7 +47,7 @@ export async function routeAtEdge(
     objectMs: null,
     fallback: null,
     coordination: "edge",
-    viewAgeMs: pool.replica.viewAgeMs(now),
+    viewAgeMs: replica.viewAgeMs(now),
   };
 }
 
