@@ -35,6 +35,7 @@ const DEGRADED = "edge-degraded";
 const LOOPED = "edge-looped";
 const WEBHOOK = "edge-webhook";
 const HTTP = "edge-http";
+const SHARDED = "edge-sharded";
 /** Syncs only when asked (warmMs 0) and soon (flushMs 10), so each test decides when. */
 const EDGE = { flushMs: 10, warmMs: 0, rootIntervalMs: 50 };
 
@@ -48,6 +49,10 @@ beforeAll(async () => {
       [LOOPED]: edge("l"),
       [WEBHOOK]: edge("w"),
       [HTTP]: edge("h"),
+      [SHARDED]: pool(origins("g"), {
+        coordination: "edge",
+        edge: { ...EDGE, coordinators: 2 },
+      }),
     },
   });
 });
@@ -269,6 +274,46 @@ describe("edge coordination across isolates", () => {
       expect((await route(iso, r, `after-down-${t}`, 0)).decision.origin).not.toBe("edge-w-2");
     }
     await settle(iso);
+  });
+});
+
+describe("two coordinators under one root", () => {
+  it("each colo group's isolates sync with their own coordinator; load crosses through the root", async () => {
+    const r = await ref(SHARDED);
+    const america = isolate("iso-nam");
+    const europe = isolate("iso-eur");
+    const cf = { nam: { continent: "NA", longitude: -77 }, eur: { continent: "EU", longitude: 2 } };
+    const at = (iso: Isolate, where: keyof typeof cf, topic: string) =>
+      routeAtEdge(env, iso.ctx, r, request(SHARDED, topic, 0), {
+        registry: iso.registry,
+        cf: cf[where],
+      });
+    const sent = [];
+    for (let k = 0; k < 4; k++) sent.push(await at(america, "nam", `shard-${k}`));
+    await at(europe, "eur", "shard-eu");
+    const nam = america.registry.peek(SHARDED) as EdgePool;
+    const eur = europe.registry.peek(SHARDED) as EdgePool;
+    expect([nam.group, eur.group]).toEqual([0, 1]);
+    // The coordinators exchange with the root at most every rootIntervalMs, after a sync.
+    const seen = () => eur.replica.loads(Date.now()).reduce((n, o) => n + o.load.outstanding, 0);
+    await waitFor(
+      async () => {
+        await Promise.all([syncOnce(nam, env), syncOnce(eur, env)]);
+        await new Promise((resolve) => setTimeout(resolve, 60));
+        return seen() === 5;
+      },
+      5000,
+      "America's requests in flight to reach Europe's replica",
+    );
+    // Each coordinator applied its own group's records only.
+    const state = (g: number) => env.COORDINATOR.getByName(`${SHARDED}#${g}`).state();
+    const [zero, one] = await Promise.all([state(0), state(1)]);
+    expect(zero?.counters.recordsApplied).toBe(4);
+    expect(one?.counters.recordsApplied).toBe(1);
+    for (const { decision, ledger } of sent) {
+      await ledger.complete(decision.ticket as string, ok(decision));
+    }
+    await Promise.all([settle(america), settle(europe)]);
   });
 });
 
