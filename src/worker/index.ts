@@ -1,6 +1,11 @@
-/** The Worker's entry point: the Hono app for HTTP and the pool's Durable Object class. */
+/**
+ * The Worker's entry point: the Hono app for HTTP, the pool's Durable Object class, and edge
+ * coordination's coordinator and root classes.
+ */
 import { app } from "./http/app.ts";
 
+export { CoordinatorObject } from "./coordinator-object/coordinator-object.ts";
+export { RootObject } from "./coordinator-object/root-object.ts";
 export { RouterObject } from "./pool-object/router-object.ts";
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

@@ -1,7 +1,8 @@
 /**
  * End to end: the official `openai` client against the whole local stack (wrangler dev with the
  * real Worker and Durable Object, simulated engines over HTTP, reporters posting signed
- * webhooks). The short version of `npm start`, run by `npm test`.
+ * webhooks). The short version of `npm start`, run by `npm test`. Edge-coordinated pools too:
+ * the Worker's isolate routes with its replica and syncs with the pool's coordinator object.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -35,6 +36,7 @@ beforeAll(async () => {
       sessions: { origins, policy: { type: "cost" } },
       failover: { origins, policy: { type: "round-robin" }, circuit: { failureThreshold: 2 } },
       small: { origins, maxBodyBytes: 2048 },
+      "edge-sessions": { origins, policy: { type: "cost" }, coordination: "edge" },
     },
   });
   client = new OpenAI({
@@ -50,11 +52,32 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function state(model: string): Promise<RouterStats> {
+interface PoolState {
+  object: {
+    router: RouterStats;
+    metrics: { origins: Record<string, { requests: { ok?: number } }> };
+  };
+  coordinators?: { counters: { recordsApplied: number } }[];
+  replica?: { degraded: boolean; counters: { answers: number } } | null;
+}
+
+async function poolState(model: string): Promise<PoolState> {
   const res = await fetch(`${stack.routerUrl}/admin/state?model=${model}`, {
     headers: { authorization: `Bearer ${stack.secrets.ADMIN_TOKEN}` },
   });
-  return ((await res.json()) as { object: { router: RouterStats } }).object.router;
+  return (await res.json()) as PoolState;
+}
+
+async function state(model: string): Promise<RouterStats> {
+  return (await poolState(model)).object.router;
+}
+
+async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 const document = (id: number, tokens: number) =>
@@ -62,6 +85,65 @@ const document = (id: number, tokens: number) =>
     Array.from({ length: Math.ceil(tokens / 512) }, (_, i) => id * 1000 + i),
     tokens,
   );
+
+// First: the last test of the next block kills an engine.
+describe("the openai client through an edge-coordinated pool", () => {
+  it("a conversation's turns stay on one origin and find their prefix cached", async () => {
+    const messages: { role: "user" | "assistant"; content: string }[] = [];
+    const served = new Set<string | null>();
+    for (let turn = 0; turn < 4; turn++) {
+      messages.push({ role: "user", content: document(200 + turn, 1500) });
+      const { data: stream, response } = await client.chat.completions
+        .create({
+          model: "edge-sessions",
+          messages,
+          max_tokens: 4,
+          stream: true,
+          stream_options: { include_usage: true },
+        })
+        .withResponse();
+      let text = "";
+      let cached = 0;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? "";
+        if (chunk.usage) cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      }
+      served.add(response.headers.get("x-router-origin"));
+      messages.push({ role: "assistant", content: text });
+      if (turn > 0) {
+        expect(Number(response.headers.get("x-router-matched-tokens"))).toBeGreaterThan(1000);
+        expect(cached).toBeGreaterThan(1000 * turn);
+      }
+    }
+    expect(served.size).toBe(1);
+  });
+
+  it("the coordinator hears every request (with its report) and the engines' webhooks", async () => {
+    const served = (s: PoolState) =>
+      Object.values(s.object.metrics.origins).reduce((n, o) => n + (o.requests.ok ?? 0), 0);
+    const before = served(await poolState("edge-sessions"));
+    const sent = 6;
+    for (let k = 0; k < sent; k++) {
+      await client.chat.completions.create({
+        model: "edge-sessions",
+        messages: [{ role: "user", content: document(300 + k, 600) }],
+        max_tokens: 2,
+      });
+    }
+    await eventually(
+      async () => served(await poolState("edge-sessions")) >= before + sent,
+      "the reports to reach the coordinator's metrics",
+    );
+    const s = await poolState("edge-sessions");
+    expect(s.replica?.degraded).toBe(false);
+    expect(s.coordinators?.[0]?.counters.recordsApplied).toBeGreaterThanOrEqual(sent);
+    // Reporters post to the pool's root; the coordinator passes their load on.
+    await eventually(
+      async () => (await state("edge-sessions")).origins.every((o) => o.reportAgeMs !== null),
+      "engine reports to reach the coordinator through the root",
+    );
+  });
+});
 
 describe("the openai client through the local router", () => {
   it("chat, non-streaming: an answer with usage", async () => {

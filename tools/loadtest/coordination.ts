@@ -1,8 +1,8 @@
 /**
  * How the pool under load coordinates its routing decisions: the seam for comparing designs
- * side by side. Today there is one mode, `object`: the pool's Durable Object decides every
- * request (docs/architecture.md). A new mode (say, a pool sharded across objects) adds an entry
- * with the pool settings that select it, and `npm run loadtest -- --coordination NAME` runs it.
+ * side by side (docs/architecture.md, "Scale: two coordination modes"). Each mode is a pool of
+ * its own in the same `wrangler dev`, so `npm run loadtest -- --coordination object,edge`
+ * measures both back to back against the same origin and the same floor.
  */
 import type { PoolSettingsInput } from "../../src/core/settings/settings-schema.ts";
 
@@ -14,7 +14,11 @@ export interface Coordination {
 
 export const COORDINATIONS: Record<string, Coordination> = {
   object: {
-    describe: "one Durable Object per pool decides every request",
+    describe: "one Durable Object per pool decides every request (two calls per request)",
     pool: (originUrl) => ({ origins: [{ id: "fast", url: originUrl }] }),
+  },
+  edge: {
+    describe: "each isolate decides with its replica, batched syncs with one coordinator",
+    pool: (originUrl) => ({ origins: [{ id: "fast", url: originUrl }], coordination: "edge" }),
   },
 };

@@ -1,21 +1,27 @@
 /**
  * `npm run loadtest`: what the router costs, measured against the local stack on loopback.
  * In one run, each for `--duration` under `--concurrency` closed-loop clients (autocannon):
- * - direct:  the same chat request straight to a fast origin (answers at once, own process);
- * - routed:  that request through the router in `wrangler dev` (Worker, pool's Durable Object,
- *            forward to the same origin);
- * - healthz: `GET /healthz` through the same `wrangler dev`, the platform's floor (wrangler's
- *            proxy, workerd, Hono) with no routing.
- * Prints requests/s, p50/p99 and errors per target and the router's overhead (routed - direct,
+ * - direct:       the same chat request straight to a fast origin (answers at once, own process);
+ * - routed:MODE:  that request through the router in `wrangler dev` (Worker, routing, forward to
+ *                 the same origin), once per coordination mode, each mode its own pool
+ *                 (coordination.ts: `object`, the pool's Durable Object decides; `edge`, the
+ *                 isolate's replica does);
+ * - healthz:      `GET /healthz` through the same `wrangler dev`, the platform's floor
+ *                 (wrangler's proxy, workerd, Hono) with no routing.
+ * With `--rounds N` every target runs N times, round after round (the routed modes' order
+ * rotating), and each target's rounds are combined: on a shared machine whose load drifts,
+ * no mode gets all the quiet minutes.
+ * Prints requests/s, p50/p99 and errors per target and each mode's overhead (routed - direct,
  * routed / direct, and routed - direct - healthz: its own cost), and saves JSON to
  * bench/results/loadtest.json. Everything it starts is stopped on exit, failure or Ctrl-C.
  *
  *   npm run loadtest -- [--duration 10s] [--warmup 2s] [--concurrency 16] [--stream]
- *                       [--coordination object] [--out bench/results/loadtest.json]
+ *                       [--coordination object,edge] [--rounds 1]
+ *                       [--out bench/results/loadtest.json]
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
@@ -24,14 +30,15 @@ import { freePort } from "../local-stack/stack.ts";
 import { startWranglerDev, stopChild, type WranglerDev } from "../local-stack/wrangler-dev.ts";
 import { parseDuration } from "../shared/parse-duration.ts";
 import { COORDINATIONS } from "./coordination.ts";
-import { measure, type Target, type TargetResult } from "./measure.ts";
+import { combine, type Measurement, measure, type Target, type TargetResult } from "./measure.ts";
 import { formatReport, overhead } from "./report.ts";
 
 const root = resolve(import.meta.dirname, "../..");
-const MODEL = "loadtest";
 const usage =
   "usage: npm run loadtest -- [--duration 10s] [--warmup 2s] [--concurrency 16] [--stream]\n" +
-  `       [--coordination ${Object.keys(COORDINATIONS).join("|")}] [--out PATH]`;
+  `       [--coordination ${Object.keys(COORDINATIONS).join(",")}] [--rounds N] [--out PATH]`;
+/** Each mode's pool. */
+const modelOf = (mode: string) => `loadtest-${mode}`;
 
 function fail(message: string): never {
   console.error(`loadtest: ${message}\n${usage}`);
@@ -44,19 +51,23 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "2s" },
     concurrency: { type: "string", default: "16" },
     stream: { type: "boolean", default: false },
-    coordination: { type: "string", default: "object" },
+    coordination: { type: "string", default: "object,edge" },
+    rounds: { type: "string", default: "1" },
     out: { type: "string", default: join(root, "bench/results/loadtest.json") },
   },
 });
 const durationMs = parseDuration(values.duration);
 const warmupMs = parseDuration(values.warmup);
 const concurrency = Number(values.concurrency);
-const coordination = COORDINATIONS[values.coordination];
+const modes = values.coordination.split(",").map((m) => m.trim());
+const rounds = Number(values.rounds);
 if (durationMs === null || durationMs < 1000) fail(`--duration ${values.duration}: at least 1s`);
 if (warmupMs === null) fail(`--warmup ${values.warmup} is not a duration`);
 if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1024)
   fail(`--concurrency ${values.concurrency} must be 1..1024`);
-if (!coordination) fail(`unknown --coordination ${values.coordination}`);
+for (const mode of modes) if (!COORDINATIONS[mode]) fail(`unknown --coordination ${mode}`);
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 100)
+  fail(`--rounds ${values.rounds}: 1..100`);
 
 // Everything this run starts, so that every way out stops it.
 const children = new Set<ChildProcess>();
@@ -107,10 +118,10 @@ async function startOriginProcess(): Promise<string> {
   return (JSON.parse(await first) as { url: string }).url;
 }
 
-function chatBody(stream: boolean): string {
+function chatBody(model: string, stream: boolean): string {
   const system = "You are a concise assistant for the load test of an LLM router. ".repeat(24);
   return JSON.stringify({
-    model: MODEL,
+    model,
     messages: [
       { role: "system", content: system },
       { role: "user", content: "Say ok." },
@@ -135,49 +146,79 @@ async function run(): Promise<void> {
     envFile: devVars,
   });
   const routerUrl = wrangler.url;
+  const pools = Object.fromEntries(
+    modes.map((mode) => [modelOf(mode), COORDINATIONS[mode]?.pool(originUrl)]),
+  );
   const put = await fetch(`${routerUrl}/admin/settings`, {
     method: "PUT",
     headers: { authorization: `Bearer ${secrets.ADMIN_TOKEN}` },
-    body: JSON.stringify({ pools: { [MODEL]: coordination?.pool(originUrl) } }),
+    body: JSON.stringify({ pools }),
   });
   if (!put.ok) throw new Error(`PUT /admin/settings: ${put.status} ${await put.text()}`);
 
-  const body = chatBody(values.stream);
   const headers = { "content-type": "application/json" };
   const path = "/v1/chat/completions";
+  const direct = chatBody(modelOf(modes[0] as string), values.stream);
+  const routed: Target[] = modes.map((mode) => ({
+    name: `routed:${mode}`,
+    url: `${routerUrl}${path}`,
+    method: "POST",
+    headers,
+    body: chatBody(modelOf(mode), values.stream),
+  }));
   const targets: Target[] = [
-    { name: "direct", url: `${originUrl}${path}`, method: "POST", headers, body },
-    { name: "routed", url: `${routerUrl}${path}`, method: "POST", headers, body },
+    { name: "direct", url: `${originUrl}${path}`, method: "POST", headers, body: direct },
     { name: "healthz", url: `${routerUrl}/healthz`, method: "GET" },
+    ...routed,
   ];
-  // One request first: a misconfigured stack fails here, not as a table of errors.
-  const probe = await fetch(targets[1]?.url as string, { method: "POST", headers, body });
-  const probeText = await probe.text();
-  if (probe.status !== 200 || probe.headers.get("x-router-origin") === null) {
-    throw new Error(`routed probe: ${probe.status} ${probeText.slice(0, 300)}`);
+  // One request per mode first: a misconfigured stack fails here, not as a table of errors.
+  for (const target of routed) {
+    const probe = await fetch(target.url, { method: "POST", headers, body: target.body });
+    const probeText = await probe.text();
+    if (probe.status !== 200 || probe.headers.get("x-router-origin") === null) {
+      throw new Error(`${target.name} probe: ${probe.status} ${probeText.slice(0, 300)}`);
+    }
   }
 
-  const results: TargetResult[] = [];
-  for (const target of targets) {
-    console.error(`${target.name}: ${target.method} ${target.url}`);
-    if (warmupMs && warmupMs > 0)
-      await measure(target, { durationMs: warmupMs, connections: concurrency });
-    results.push(
-      await measure(target, { durationMs: durationMs as number, connections: concurrency }),
-    );
+  const runs = new Map<string, Measurement[]>(targets.map((t) => [t.name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const turn = routed.map((_, i) => routed[(i + round) % routed.length] as Target);
+    for (const target of [...targets.slice(0, 2), ...turn]) {
+      console.error(`round ${round + 1}/${rounds} ${target.name}: ${target.method} ${target.url}`);
+      if (warmupMs && warmupMs > 0)
+        await measure(target, { durationMs: warmupMs, connections: concurrency });
+      const run = await measure(target, {
+        durationMs: durationMs as number,
+        connections: concurrency,
+      });
+      runs.get(target.name)?.push(run);
+    }
   }
-  const [direct, routed, healthz] = results as [TargetResult, TargetResult, TargetResult];
-  const cost = overhead(direct, routed, healthz);
-  console.log(`\n${formatReport(results, cost)}`);
+  const results = targets.map((t) => combine(runs.get(t.name) ?? []));
+  const [directResult, healthz, ...routedResults] = results as [
+    TargetResult,
+    TargetResult,
+    ...TargetResult[],
+  ];
+  const costs = routedResults.map((r) => ({
+    name: r.name,
+    overhead: overhead(directResult, r, healthz),
+  }));
+  console.log(`\n${formatReport(results, costs)}`);
   console.log(
-    `\n${concurrency} connections, ${values.duration} per target after ${values.warmup} warm-up, ` +
-      `${values.stream ? "streamed" : "JSON"} answers, coordination ${values.coordination} ` +
-      `(${coordination?.describe}), ${cpus().length} CPUs, load generator in this process.`,
+    `\n${concurrency} connections, ${values.duration} per target and round after ${values.warmup} ` +
+      `warm-up, ${rounds} round(s), ` +
+      `${values.stream ? "streamed" : "JSON"} answers, ${cpus().length} CPUs, load generator in ` +
+      `this process, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ")} at the end.\n` +
+      modes.map((m) => `coordination ${m}: ${COORDINATIONS[m]?.describe}`).join("\n"),
   );
   const out = resolve(values.out);
   mkdirSync(dirname(out), { recursive: true });
   const meta = {
     date: new Date().toISOString(),
+    loadAverage: loadavg(),
     node: process.version,
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? "unknown",
@@ -186,13 +227,14 @@ async function run(): Promise<void> {
     durationMs,
     warmupMs,
     concurrency,
+    rounds,
     stream: values.stream,
-    coordination: values.coordination,
-    requestBytes: Buffer.byteLength(body),
+    coordination: modes,
+    requestBytes: Buffer.byteLength(direct),
   };
   writeFileSync(
     out,
-    `${JSON.stringify({ meta, options, targets: results, overhead: cost }, null, 2)}\n`,
+    `${JSON.stringify({ meta, options, targets: results, overhead: costs }, null, 2)}\n`,
   );
   console.log(`wrote ${out}`);
 }

@@ -39,7 +39,29 @@ export interface TargetResult {
   latencyMs: LatencySummary;
 }
 
-export function measure(target: Target, options: LoadOptions): Promise<TargetResult> {
+/** A run's result and its latencies, so several runs of one target can be combined. */
+export interface Measurement {
+  readonly result: TargetResult;
+  readonly latencies: readonly number[];
+}
+
+/** Runs of one target (rounds of a noisy machine) as one result: every answer, the total time. */
+export function combine(runs: readonly Measurement[]): TargetResult {
+  const first = runs[0]?.result;
+  if (!first) throw new Error("combine: no runs");
+  const latencies = runs.flatMap((r) => r.latencies);
+  const durationS = runs.reduce((s, r) => s + r.result.durationS, 0);
+  return {
+    ...first,
+    durationS,
+    ok: latencies.length,
+    errors: runs.reduce((s, r) => s + r.result.errors, 0),
+    requestsPerSecond: latencies.length / durationS,
+    latencyMs: summariseLatencies(latencies),
+  };
+}
+
+export function measure(target: Target, options: LoadOptions): Promise<Measurement> {
   const latencies: number[] = [];
   let errors = 0;
   const start = performance.now();
@@ -60,7 +82,7 @@ export function measure(target: Target, options: LoadOptions): Promise<TargetRes
       (error) => {
         if (error) return reject(error);
         const durationS = (performance.now() - start) / 1000;
-        resolve({
+        const result = {
           name: target.name,
           url: target.url,
           connections: options.connections,
@@ -69,7 +91,8 @@ export function measure(target: Target, options: LoadOptions): Promise<TargetRes
           errors,
           requestsPerSecond: latencies.length / durationS,
           latencyMs: summariseLatencies(latencies),
-        });
+        };
+        resolve({ result, latencies });
       },
     );
     instance.on("response", (_client, statusCode, _bytes, responseTime) => {

@@ -31,17 +31,22 @@ describe("load test figures", () => {
     expect(cost.throughputRatio).toBe(0.05);
   });
 
-  it("prints every target and the overhead rows", () => {
-    const targets = [
+  it("prints every target and each mode's overhead rows", () => {
+    const [direct, healthz, object, edge] = [
       target("direct", 10_000, 0.5, 2),
-      target("routed", 500, 4.5, 20),
       target("healthz", 2_000, 1.5, 6),
+      target("routed:object", 500, 4.5, 20),
+      target("routed:edge", 1_000, 2.5, 10),
     ];
-    const text = formatReport(targets, overhead(targets[0]!, targets[1]!, targets[2]!));
-    for (const name of ["direct", "routed", "healthz", "routed - direct - healthz"]) {
+    const text = formatReport(
+      [direct, healthz, object, edge],
+      [object, edge].map((r) => ({ name: r.name, overhead: overhead(direct, r, healthz) })),
+    );
+    for (const name of ["direct", "healthz", "routed:object", "routed:edge"]) {
       expect(text).toContain(name);
     }
-    expect(text).toMatch(/routed - direct\s+4\.00\s+18\.00/);
-    expect(text).toContain("routed throughput: 5.0% of direct");
+    expect(text).toMatch(/routed:object - direct\s+4\.00\s+18\.00/);
+    expect(text).toMatch(/routed:object - direct - healthz\s+2\.50\s+12\.00\s+5\.0%/);
+    expect(text).toMatch(/routed:edge - direct - healthz\s+0\.50\s+2\.00\s+10\.0%/);
   });
 });

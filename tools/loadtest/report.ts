@@ -72,7 +72,16 @@ const table = (header: readonly string[], rows: readonly (readonly string[])[]) 
 
 const ms = (v: number) => v.toFixed(2);
 
-export function formatReport(targets: readonly Measured[], cost: Overhead): string {
+/** One routed target's overhead, by its name. */
+export interface NamedOverhead {
+  readonly name: string;
+  readonly overhead: Overhead;
+}
+
+export function formatReport(
+  targets: readonly Measured[],
+  costs: readonly NamedOverhead[],
+): string {
   const perTarget = table(
     ["target", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
     targets.map((t) => [
@@ -84,18 +93,21 @@ export function formatReport(targets: readonly Measured[], cost: Overhead): stri
       String(t.errors),
     ]),
   );
-  const overheadTable = table(
-    ["router overhead", "p50 ms", "p99 ms"],
+  const rows = costs.flatMap(({ name, overhead: cost }) => [
+    [`${name} - direct`, ms(cost.addedMs.p50), ms(cost.addedMs.p99), ""],
     [
-      ["routed - direct", ms(cost.addedMs.p50), ms(cost.addedMs.p99)],
-      [
-        "routed / direct",
-        `${cost.latencyRatio.p50.toFixed(1)}x`,
-        `${cost.latencyRatio.p99.toFixed(1)}x`,
-      ],
-      ["routed - direct - healthz", ms(cost.ownMs.p50), ms(cost.ownMs.p99)],
+      `${name} / direct`,
+      `${cost.latencyRatio.p50.toFixed(1)}x`,
+      `${cost.latencyRatio.p99.toFixed(1)}x`,
+      "",
     ],
-  );
-  const throughput = `routed throughput: ${(100 * cost.throughputRatio).toFixed(1)}% of direct`;
-  return `${perTarget}\n\n${overheadTable}\n\n${throughput}`;
+    [
+      `${name} - direct - healthz`,
+      ms(cost.ownMs.p50),
+      ms(cost.ownMs.p99),
+      `${(100 * cost.throughputRatio).toFixed(1)}%`,
+    ],
+  ]);
+  const overheadTable = table(["router overhead", "p50 ms", "p99 ms", "req/s of direct"], rows);
+  return `${perTarget}\n\n${overheadTable}`;
 }

@@ -7,9 +7,12 @@
  *
  *   npm start -- [--requests 300] [--policy cost,round-robin] [--origins 4] [--trace PATH]
  *                [--time-scale 10] [--load 0.7] [--once] [--pd [--pd-protocol vllm-nixl|sglang]]
+ *                [--coordination object|edge]
  *
  * With `--pd`, the engines are a disaggregated fleet (one prefill engine in four, the rest
  * decode) speaking vLLM's NIXL protocol (or SGLang's), and every pool is a P/D pool.
+ * `--coordination edge` makes every pool edge-coordinated: each Worker isolate routes with its
+ * own replica and syncs in batches with the pool's coordinator object (docs/architecture.md).
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -18,6 +21,7 @@ import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { parseMooncake } from "../../sim/trace/mooncake.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
+import { COORDINATION_MODES, type Coordination } from "../../src/core/settings/edge-settings.ts";
 import { pdFleet, type Stack, startStack } from "../local-stack/stack.ts";
 import { replay } from "../replay/replay.ts";
 import { conversations } from "../replay/sessions.ts";
@@ -28,7 +32,7 @@ import { schedule } from "./schedule.ts";
 const root = resolve(import.meta.dirname, "../..");
 const usage =
   "usage: npm start -- [--requests N] [--policy a,b] [--origins N] [--trace PATH] [--time-scale S] [--load X] [--once]\n" +
-  "                    [--pd [--pd-protocol vllm-nixl|sglang]]";
+  "                    [--pd [--pd-protocol vllm-nixl|sglang]] [--coordination object|edge]";
 
 function fail(message: string): never {
   console.error(`start: ${message}\n${usage}`);
@@ -47,6 +51,7 @@ const { values } = parseArgs({
     once: { type: "boolean", default: false },
     pd: { type: "boolean", default: false },
     "pd-protocol": { type: "string", default: "vllm-nixl" },
+    coordination: { type: "string", default: "object" },
   },
 });
 const requests = Number(values.requests);
@@ -66,6 +71,11 @@ const protocol = values["pd-protocol"];
 if (protocol !== "vllm-nixl" && protocol !== "sglang")
   fail(`--pd-protocol ${protocol} must be vllm-nixl or sglang`);
 if (values.pd && origins < 2) fail("--pd needs --origins 2 or more");
+if (!(COORDINATION_MODES as readonly string[]).includes(values.coordination))
+  fail(`--coordination ${values.coordination} must be one of ${COORDINATION_MODES.join(", ")}`);
+const coordination = values.coordination as Coordination;
+// Edge replicas learn from decisions alone; a P/D pool keeps its one object (edge-settings.ts).
+if (values.pd && coordination === "edge") fail("--pd needs --coordination object");
 // SGLang decode engines cannot serve alone: an sglang fleet always prefills remotely.
 const disaggregation = !values.pd
   ? {}
@@ -107,11 +117,19 @@ stack = await startStack({
 const pools = Object.fromEntries(
   policies.map((p) => [
     `demo-${p}`,
-    { origins: stack?.originSettings() ?? [], policy: { type: p }, ...disaggregation },
+    {
+      origins: stack?.originSettings() ?? [],
+      policy: { type: p },
+      coordination,
+      ...disaggregation,
+    },
   ]),
 );
 await stack.putSettings({ pools });
-console.error(`router ${stack.routerUrl}: ${records.length} requests per policy, load ${load}\n`);
+console.error(
+  `router ${stack.routerUrl}: ${records.length} requests per policy, load ${load}, ` +
+    `coordination ${coordination}\n`,
+);
 
 const fleetTokensPerSecond = origins * profile.prefillTokensPerSecond * timeScale;
 const bar = new ProgressBar(policies, records.length);

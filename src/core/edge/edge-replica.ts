@@ -212,9 +212,13 @@ export class EdgeReplica {
   /** When this replica wants to sync next (at or before `now`: at once), or null. */
   nextSyncAt(now: number): number | null {
     if (this.#syncing) return null;
-    if (this.#since === null) return now;
     const { flushRecords, flushMs, warmMs } = this.#pool.edge;
-    if (this.#buffer.size >= flushRecords) return now;
+    // After failures, back off (x2 each, at most RETRY_MAX_MS) so an outage is not hammered,
+    // whatever makes the sync due (cold-retry.test.ts).
+    const failed = this.#failedInRow;
+    const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
+    const earliest = this.#lastSyncAt + backoff;
+    if (this.#since === null || this.#buffer.size >= flushRecords) return Math.max(now, earliest);
     const due: number[] = [];
     const oldest = this.#buffer.oldestAt;
     if (oldest !== null) due.push(oldest + flushMs);
@@ -222,10 +226,7 @@ export class EdgeReplica {
     const warm = this.#lastSyncAt + flushMs;
     if (warm <= this.#lastRequestAt + warmMs) due.push(warm);
     if (due.length === 0) return null;
-    // After failures, back off (x2 each, at most RETRY_MAX_MS) so an outage is not hammered.
-    const failed = this.#failedInRow;
-    const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
-    return Math.max(Math.min(...due), this.#lastSyncAt + backoff);
+    return Math.max(Math.min(...due), earliest);
   }
 
   /** The sync to send now (a retry resends the unacknowledged batch); null while one is out. */

@@ -18,6 +18,8 @@ export const ROUTER_BINDINGS: readonly string[] = [
   "SETTINGS_CACHE_MS",
   "SETTINGS",
   "ROUTER",
+  "COORDINATOR",
+  "EDGE_ROOT",
 ];
 
 export const ROUTER_BINDING_REASON =

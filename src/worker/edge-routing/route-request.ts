@@ -12,6 +12,7 @@
 
 import type { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
+import type { Coordination } from "../../core/settings/edge-settings.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { fallbackRouters } from "./fallback-routers.ts";
 import { pendingReports } from "./pending-reports.ts";
@@ -43,7 +44,13 @@ export interface Routed {
   readonly objectMs: number | null;
   /** The `fallback-*` reason when the Worker routed alone, else null. */
   readonly fallback: string | null;
+  /** Who decided: the pool's object (or this isolate's fallback), or this isolate's replica. */
+  readonly coordination: Coordination;
+  /** Edge mode: how old the replica's view was (ms since its last sync answer), else null. */
+  readonly viewAgeMs: number | null;
 }
+
+const OBJECT_MODE = { coordination: "object", viewAgeMs: null } as const;
 
 interface ObjectError {
   retryable?: boolean;
@@ -115,7 +122,8 @@ export async function routeRequest(
       id === undefined || ref.pool.origins.some((o) => o.id === id);
     if (decision.origin === null || (known(decision.origin) && known(decision.prefill?.origin))) {
       const objectMs = Date.now() - askedAt;
-      return { decision, ledger: objectLedger(stub, ref.model), objectMs, fallback: null };
+      const ledger = objectLedger(stub, ref.model);
+      return { decision, ledger, objectMs, fallback: null, ...OBJECT_MODE };
     }
     // The object holds newer settings than this isolate: it chose an origin we cannot reach
     // (the decode origin or the prefill origin).
@@ -153,5 +161,6 @@ function fallback(ref: PoolRef, request: RouteRequest, reason: string): Routed {
     ledger: coreLedger(router, ref.model),
     objectMs: null,
     fallback: reason,
+    ...OBJECT_MODE,
   };
 }

@@ -1,12 +1,17 @@
 /**
  * @module
  * A pool's state as operators see it (`/admin/state`, `/metrics`, the dashboard): the object's
- * router stats and metrics, this isolate's settings status and fallback router. Origin URLs are
+ * router stats and metrics (an edge pool's: each coordinator's, the first standing for the pool,
+ * and this isolate's replica), this isolate's settings status and fallback router. Origin URLs are
  * shown without credentials or query strings: those may hold keys. An object that does not
  * answer within OBJECT_TIMEOUT_MS is reported as such (`objectError`), never as an error of the
  * whole page, so one stuck pool cannot hide the others.
  */
+import type { ReplicaCounters } from "../../core/edge/edge-replica.ts";
 import type { RouterStats } from "../../core/router/router-types.ts";
+import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
+import type { CoordinatorState } from "../coordinator-object/rpc-types.ts";
+import { replicaRegistry } from "../edge-mode/replica-registry.ts";
 import { fallbackRouters } from "../edge-routing/fallback-routers.ts";
 import { poolStub } from "../edge-routing/pool-stub.ts";
 import { withDeadline } from "../edge-routing/with-deadline.ts";
@@ -30,6 +35,19 @@ export interface PoolState {
   objectError: string | null;
   /** This isolate's fallback router, if it has routed for the pool. */
   fallback: RouterStats | null;
+  /** Edge pools: every coordinator's state (by colo group; null: it has seen no sync yet). */
+  coordinators?: (CoordinatorState | null)[];
+  /** Edge pools: this isolate's replica, if it has routed for the pool. */
+  replica?: ReplicaState | null;
+}
+
+export interface ReplicaState {
+  isolate: string;
+  group: number;
+  degraded: boolean;
+  viewAgeMs: number | null;
+  waiting: { records: number; dropped: number };
+  counters: ReplicaCounters;
 }
 
 /** scheme://host/path only: credentials and query strings may carry keys. */
@@ -57,12 +75,28 @@ export async function poolState(
   const ref = { model, pool, version: settings.version(model) };
   let object: ObjectState | null = null;
   let objectError: string | null = null;
+  const edge = pool.coordination === "edge";
+  let coordinators: (CoordinatorState | null)[] = [];
   try {
-    const state = (await withDeadline(
-      poolStub(env, ref).state(),
-      OBJECT_TIMEOUT_MS,
-    )) as ObjectState | null;
-    object = state && { ...state, router: redactStats(state.router) };
+    if (edge) {
+      const groups = Array.from({ length: pool.edge.coordinators }, (_, g) => g);
+      coordinators = await withDeadline(
+        Promise.all(
+          groups.map(async (g) => {
+            const state = await coordinatorStub(env, model, pool, g).state();
+            return state && { ...state, router: redactStats(state.router) };
+          }),
+        ),
+        OBJECT_TIMEOUT_MS,
+      );
+      object = coordinators[0] ?? null;
+    } else {
+      const state = (await withDeadline(
+        poolStub(env, ref).state(),
+        OBJECT_TIMEOUT_MS,
+      )) as ObjectState | null;
+      object = state && { ...state, router: redactStats(state.router) };
+    }
   } catch (error) {
     objectError = error instanceof Error ? error.name : "error";
   }
@@ -73,6 +107,21 @@ export async function poolState(
     object,
     objectError,
     fallback: fallback && redactStats(fallback),
+    ...(edge ? { coordinators, replica: replicaState(model, Date.now()) } : {}),
+  };
+}
+
+function replicaState(model: string, now: number): ReplicaState | null {
+  const held = replicaRegistry.peek(model);
+  if (!held) return null;
+  const { replica } = held;
+  return {
+    isolate: replica.isolate,
+    group: held.group,
+    degraded: replica.degraded,
+    viewAgeMs: replica.viewAgeMs(now),
+    waiting: replica.waiting,
+    counters: { ...replica.counters },
   };
 }
 

@@ -8,6 +8,7 @@
  * lists its fields).
  */
 import type { RouteDecision } from "../../core/router/router-types.ts";
+import type { Coordination } from "../../core/settings/edge-settings.ts";
 import type {
   FailedAttempt,
   PrefillReport,
@@ -38,6 +39,10 @@ export interface RequestLogLine {
   /** Every attempt that failed before its first byte. */
   failures: readonly FailedAttempt[];
   objectMs: number | null;
+  /** Who decided: the pool's object (or the fallback), or this isolate's replica (`edge`). */
+  coordination: Coordination;
+  /** Edge mode: age of the replica's view when it decided (ms since its last sync answer). */
+  viewAgeMs: number | null;
   /** The error code sent to the client, if any. */
   error: string | null;
   /** In a P/D pool: how it was served (`x-router-pd`: remote, local-cached, prefill-failed...). */
@@ -52,6 +57,8 @@ export interface DecidedBy {
   readonly decision: RouteDecision;
   readonly objectMs: number | null;
   readonly fallback: string | null;
+  readonly coordination: Coordination;
+  readonly viewAgeMs: number | null;
 }
 
 export class RequestRecord {
@@ -62,6 +69,8 @@ export class RequestRecord {
   decision: { policy: string; reason: string } | null = null;
   objectMs: number | null = null;
   fallback: string | null = null;
+  coordination: Coordination = "object";
+  viewAgeMs: number | null = null;
   /** The origin tried last (the one that answered, if any did). */
   origin: string | null = null;
   attempts = 0;
@@ -81,10 +90,12 @@ export class RequestRecord {
     this.startedAt = startedAt;
   }
 
-  decided({ decision, objectMs, fallback }: DecidedBy): void {
+  decided({ decision, objectMs, fallback, coordination, viewAgeMs }: DecidedBy): void {
     this.decision = { policy: decision.policy, reason: decision.reason };
     this.objectMs = objectMs;
     this.fallback = fallback;
+    this.coordination = coordination;
+    this.viewAgeMs = viewAgeMs;
     this.matchedTokens = decision.matchedTokens;
     this.pd = decision.pdReason?.slice("pd:".length) ?? null;
   }
@@ -142,6 +153,8 @@ export class RequestRecord {
       failovers: Math.max(0, this.attempts - 1),
       failures: this.failures,
       objectMs: this.objectMs,
+      coordination: this.coordination,
+      viewAgeMs: this.viewAgeMs,
       error,
       pd: this.pd,
       prefillOrigin: report?.prefill?.origin ?? null,

@@ -2,11 +2,14 @@
  * `POST /v1/chat/completions` and `POST /v1/completions` (docs/architecture.md, "One
  * request"): body limit, headers the origin can take, the body's structural budget and JSON,
  * then the handler: validate the routing fields, find the pool, hash the prompt here at the
- * edge, ask the pool's object (or the fallback) for a decision, forward the original bytes (a
- * disaggregated request: two legs, src/worker/pd/).
+ * edge, ask the pool's object (or the fallback) for a decision, or in an edge-coordinated pool
+ * decide with this isolate's replica, forward the original bytes (a disaggregated request: two
+ * legs, src/worker/pd/).
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
+import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
 import { modelNotFound } from "../../errors/api-error.ts";
 import { forward } from "../../forward/forward.ts";
@@ -46,13 +49,21 @@ function completionsHandler(
     const key = promptKey(body, pool.chunkBytes);
     const ref = { model: body.model, pool, version: settings.version(body.model) };
     const json = c.get("json") as Record<string, unknown>;
-    const routed = await routeRequest(c.env, c.executionCtx, ref, {
+    const routeInput = {
       chunkHashes: key.chunkHashes,
       promptTokens: key.promptTokens,
       sessionKey: c.req.header(SESSION_HEADER),
       // Several choices are never disaggregated; the engine checks `n` itself.
       n: Number.isInteger(json.n) ? (json.n as number) : undefined,
-    });
+    };
+    // Edge pools decide in this isolate, with no call before the origin fetch (but the
+    // isolate's first, which waits for the pool's summary).
+    const routed =
+      pool.coordination === "edge"
+        ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
+            cf: c.req.raw.cf as ColoProperties | undefined,
+          })
+        : await routeRequest(c.env, c.executionCtx, ref, routeInput);
     record.decided(routed);
     const input = {
       env: c.env,

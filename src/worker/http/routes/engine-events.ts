@@ -1,16 +1,18 @@
 /**
  * `POST /v1/engine/events`: signed batches of engine events (load, capacity, cache-reset,
  * health; schema `engineEventBatch` in the core) for one origin, applied by every pool that
- * lists the origin, each pool at most once per batch id and only if it is the origin's newest
- * (`BatchLedger`). Status codes tell a reporter what to do: 200 done (also for a batch applied
- * before, `duplicate: true`, so a retry after a lost response ends), 401 fix the signature or
- * clock, 400 fix the payload, 404 fix the origin id or the settings, 409 the batch is older than
- * one applied (send its state in a new batch), 503 retry the same batch later.
+ * lists the origin (by its Durable Object, or an edge pool's root), each pool at most once per
+ * batch id and only if it is the origin's newest (`BatchLedger`). Status codes tell a reporter
+ * what to do: 200 done (also for a batch applied before, `duplicate: true`, so a retry after a
+ * lost response ends), 401 fix the signature or clock, 400 fix the payload, 404 fix the origin
+ * id or the settings, 409 the batch is older than one applied (send its state in a new batch),
+ * 503 retry the same batch later.
  */
 import { Hono } from "hono";
 import type { z } from "zod";
 import { BATCH_WINDOW_MS, engineEventBatch } from "../../../core/engine-events.ts";
 import { formatSettingsErrors } from "../../../core/settings/parse-settings.ts";
+import { ingestOnRoot } from "../../coordinator-object/edge-stubs.ts";
 import { ingestOnObject, poolStub } from "../../edge-routing/pool-stub.ts";
 import { withDeadline } from "../../edge-routing/with-deadline.ts";
 import { ApiError, invalidRequest } from "../../errors/api-error.ts";
@@ -61,7 +63,9 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
         const ref = { model, pool: settings.pool(model)!, version: settings.version(model) };
         try {
           return await withDeadline(
-            ingestOnObject(poolStub(c.env, ref), ref, batch),
+            ref.pool.coordination === "edge"
+              ? ingestOnRoot(c.env, ref, batch)
+              : ingestOnObject(poolStub(c.env, ref), ref, batch),
             INGEST_TIMEOUT_MS,
           );
         } catch (error) {

@@ -1,0 +1,207 @@
+/**
+ * A coordinator of an edge-coordinated pool (docs/architecture.md, "The Worker's edge path"):
+ * one Durable Object per pool and colo group (edge-stubs.ts), holding the core's
+ * `EdgeCoordinator`. Its one hot method is `sync`: an isolate's batch of records in, what the
+ * other isolates changed since that isolate's version out, in one call. Around the core it
+ * does what only an object can:
+ *
+ * - Settings as the pool's object takes them (settings/pool-version.ts): a sync made under
+ *   newer settings is answered null, and the Worker pushes them with `applySettings`.
+ * - Metrics: the reports riding with a batch go to a `PoolMetrics`, once per batch (a retried
+ *   batch's are not counted again), so `/metrics` and the dashboard see every isolate's
+ *   requests as in object mode.
+ * - The root: after a sync, when `edge.rootIntervalMs` has passed since the last exchange, the
+ *   group's load goes to the pool's root and the other groups' load and the engines' state
+ *   (webhooks) come back, off the sync's path (`waitUntil`). An idle group makes no calls.
+ * - Restarts: the epoch is drawn per start, so every replica's next sync, whatever version
+ *   it names, gets a bootstrap (versions restart with the log). The index survives: an alarm
+ *   writes a snapshot at most every PERSIST_DELAY_MS after a change, restored at start (the
+ *   bootstrap then carries it), and sweeps expired leases. The per-isolate batch ledger lives
+ *   in memory: a batch whose answer was lost across a restart is applied again, which counts
+ *   its requests' load twice until their leases expire (claims are idempotent).
+ */
+import { DurableObject } from "cloudflare:workers";
+import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
+import type { RootAnswer, SyncAnswer } from "../../core/edge/sync-protocol.ts";
+import type { PoolSettings } from "../../core/settings/settings-schema.ts";
+import { withDeadline } from "../edge-routing/with-deadline.ts";
+import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
+import { SnapshotStore } from "../pool-object/snapshot-store.ts";
+import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import { coordinatorName, rootStub } from "./edge-stubs.ts";
+import type { CoordinatorState, SyncCall } from "./rpc-types.ts";
+import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
+
+/** Delay between the first unsaved change and the snapshot that saves it. */
+const PERSIST_DELAY_MS = 10_000;
+/** Interval of the lease sweep while requests are outstanding. */
+const LEASE_SWEEP_MS = 60_000;
+/** A root that does not answer within this is asked again at the next interval. */
+const ROOT_TIMEOUT_MS = 2000;
+
+export class CoordinatorObject extends DurableObject<Env> {
+  readonly #epoch = crypto.randomUUID();
+  #store: SnapshotStore | null = null;
+  #coordinator: EdgeCoordinator | null = null;
+  #held: StoredGroup | null = null;
+  #startFailure: unknown = null;
+  readonly #metrics = new PoolMetrics(Date.now());
+  #dirty = false;
+  #alarmSet = false;
+  #rootAskedAt = Number.NEGATIVE_INFINITY;
+  #rootAnsweredAt: number | null = null;
+  #rootBusy = false;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#start();
+  }
+
+  #start(): void {
+    this.#startFailure = null;
+    void this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        this.#store ??= new SnapshotStore(this.ctx.storage);
+        const stored = parseStoredGroup(this.#store.loadPool());
+        if (stored) this.#install(stored);
+      } catch (error) {
+        this.#startFailure = error;
+      }
+    });
+  }
+
+  /** Throws the start-up failure to this caller and lets the next one try again. */
+  #ready(): SnapshotStore {
+    if (this.#startFailure !== null || !this.#store) {
+      const failure = this.#startFailure;
+      this.#start();
+      throw failure instanceof Error ? failure : new Error("coordinator failed to start");
+    }
+    return this.#store;
+  }
+
+  #install(stored: StoredGroup): void {
+    const coordinator = new EdgeCoordinator(stored.pool, {
+      model: stored.model,
+      epoch: this.#epoch,
+      id: coordinatorName(stored.model, stored.group),
+    });
+    const bytes = this.#store?.loadSnapshot();
+    if (bytes) {
+      try {
+        coordinator.restore(bytes);
+      } catch (error) {
+        console.warn(`coordinator ${stored.model}: discarding unreadable snapshot: ${error}`);
+        this.#store?.clearSnapshot();
+      }
+    }
+    this.#coordinator = coordinator;
+    this.#held = stored;
+  }
+
+  #touch(): void {
+    this.#dirty = true;
+    if (this.#alarmSet) return;
+    this.#alarmSet = true;
+    void this.ctx.storage.setAlarm(Date.now() + PERSIST_DELAY_MS);
+  }
+
+  /**
+   * Apply an isolate's batch and answer with what changed since its version; null when the
+   * caller must `applySettings` first.
+   */
+  sync(call: SyncCall): SyncAnswer | null {
+    this.#ready();
+    const coordinator = this.#coordinator;
+    const held = this.#held;
+    if (!coordinator || !held || needsSettings(held.version, call.version)) return null;
+    const now = Date.now();
+    const answer = coordinator.sync(call.request, now);
+    if (call.request.batch && !answer.duplicate) {
+      for (const report of call.reports) this.#metrics.record(report, now);
+      this.#touch();
+    }
+    this.#exchangeWithRoot(coordinator, held, now);
+    return answer;
+  }
+
+  /** Take the pool's settings (and this object's group), unless it holds newer ones. */
+  applySettings(model: string, pool: PoolSettings, version: PoolVersion, group: number): void {
+    const store = this.#ready();
+    if (this.#held && !needsSettings(this.#held.version, version)) return;
+    const stored: StoredGroup = { model, pool, version, group };
+    this.#metrics.retainOrigins(pool.origins.map((o) => o.id));
+    if (this.#coordinator && this.#held?.group === group) {
+      this.#coordinator.applySettings(pool);
+      this.#held = stored;
+    } else {
+      this.#install(stored);
+    }
+    store.savePool(stored);
+  }
+
+  state(): CoordinatorState | null {
+    const store = this.#ready();
+    const coordinator = this.#coordinator;
+    const held = this.#held;
+    if (!coordinator || !held) return null;
+    const now = Date.now();
+    return {
+      model: held.model,
+      version: held.version,
+      router: coordinator.stats(now),
+      metrics: this.#metrics.snapshot(now),
+      snapshotRows: store.snapshotRows,
+      group: held.group,
+      epoch: coordinator.epoch,
+      logVersion: coordinator.version,
+      counters: { ...coordinator.counters },
+      rootAgeMs: this.#rootAnsweredAt === null ? null : now - this.#rootAnsweredAt,
+    };
+  }
+
+  override async alarm(): Promise<void> {
+    this.#alarmSet = false;
+    const store = this.#ready();
+    const coordinator = this.#coordinator;
+    if (!coordinator) return;
+    const now = Date.now();
+    coordinator.router.expire(now);
+    if (this.#dirty) {
+      store.saveSnapshot(coordinator.snapshot());
+      this.#dirty = false;
+    }
+    if (coordinator.router.outstanding > 0) {
+      this.#alarmSet = true;
+      void this.ctx.storage.setAlarm(now + LEASE_SWEEP_MS);
+    }
+  }
+
+  /** Every `rootIntervalMs` while syncs come: this group's load out, the rest of the pool's in. */
+  #exchangeWithRoot(coordinator: EdgeCoordinator, held: StoredGroup, now: number): void {
+    if (this.#rootBusy || now - this.#rootAskedAt < held.pool.edge.rootIntervalMs) return;
+    this.#rootBusy = true;
+    this.#rootAskedAt = now;
+    const exchange = async () => {
+      const stub = rootStub(this.env, held.model, held.pool);
+      const ask = () => stub.exchange(coordinator.rootReport(Date.now()), held.version);
+      let answer: RootAnswer | null = await withDeadline(ask(), ROOT_TIMEOUT_MS);
+      if (answer === null) {
+        await stub.applySettings(held.model, held.pool, held.version);
+        answer = await withDeadline(ask(), ROOT_TIMEOUT_MS);
+      }
+      // A coordinator rebuilt meanwhile (new settings group) asks again at its next interval.
+      if (answer && this.#coordinator === coordinator) {
+        coordinator.onRootAnswer(answer, Date.now());
+        this.#rootAnsweredAt = Date.now();
+      }
+    };
+    this.ctx.waitUntil(
+      exchange()
+        .catch((error) => console.warn(`coordinator ${held.model}: root exchange: ${error}`))
+        .finally(() => {
+          this.#rootBusy = false;
+        }),
+    );
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The root of an edge-coordinated pool (docs/architecture.md, "The Worker's edge path"): one
+ * Durable Object per pool (edge-stubs.ts) holding the core's `EdgeRoot`. It takes the engines'
+ * webhooks for the pool (`ingest`, which the Worker calls instead of the pool's object) and
+ * each coordinator's exchange (`exchange`, every `edge.rootIntervalMs` while the coordinator's
+ * isolates sync): the coordinator's share of the load in, the other groups' shares and every
+ * engine's latest state out. Coordinators pass engine state on to their replicas in their next
+ * sync answer, so a webhook reaches every isolate within about one root interval plus one sync.
+ *
+ * Which webhook batches to apply is the pool object's rule (`BatchLedger`: each once, none
+ * older than the origin's last), with the same persisted marks for batches that change more
+ * than load, so a restarted root still refuses their replays. Its engine state is the latest,
+ * never a log, and a restart is a new epoch that coordinators take as it is (edge-root.ts).
+ */
+import { DurableObject } from "cloudflare:workers";
+import { EdgeRoot } from "../../core/edge/edge-root.ts";
+import type { RootAnswer, RootReport } from "../../core/edge/sync-protocol.ts";
+import type { EngineEventBatch } from "../../core/engine-events.ts";
+import { BatchLedger } from "../../core/router/batch-ledger.ts";
+import type { PoolSettings } from "../../core/settings/settings-schema.ts";
+import type { IngestOutcome } from "../pool-object/rpc-types.ts";
+import { SnapshotStore } from "../pool-object/snapshot-store.ts";
+import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import type { RootState } from "./rpc-types.ts";
+import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
+
+export class RootObject extends DurableObject<Env> {
+  readonly #epoch = crypto.randomUUID();
+  #store: SnapshotStore | null = null;
+  #root: EdgeRoot | null = null;
+  #held: StoredGroup | null = null;
+  #startFailure: unknown = null;
+  readonly #batches = new BatchLedger();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#start();
+  }
+
+  #start(): void {
+    this.#startFailure = null;
+    void this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        this.#store ??= new SnapshotStore(this.ctx.storage);
+        const now = Date.now();
+        this.#batches.restore(this.#store.loadMarks(now - this.#batches.windowMs), now);
+        const stored = parseStoredGroup(this.#store.loadPool());
+        if (stored) this.#install(stored);
+      } catch (error) {
+        this.#startFailure = error;
+      }
+    });
+  }
+
+  #ready(): SnapshotStore {
+    if (this.#startFailure !== null || !this.#store) {
+      const failure = this.#startFailure;
+      this.#start();
+      throw failure instanceof Error ? failure : new Error("edge root failed to start");
+    }
+    return this.#store;
+  }
+
+  #install(stored: StoredGroup): void {
+    if (this.#root) this.#root.applySettings(stored.pool);
+    else this.#root = new EdgeRoot(stored.pool, { epoch: this.#epoch });
+    this.#held = stored;
+  }
+
+  /** The root, if it holds settings at least as new as the caller's. */
+  #rootFor(version: PoolVersion): EdgeRoot | null {
+    this.#ready();
+    if (!this.#root || !this.#held || needsSettings(this.#held.version, version)) return null;
+    return this.#root;
+  }
+
+  /** One origin's batch of engine events, unless a replay or late; null: settings first. */
+  ingest(batch: EngineEventBatch, version: PoolVersion): IngestOutcome | null {
+    const root = this.#rootFor(version);
+    if (!root) return null;
+    const { origin, id, at, events } = batch;
+    const now = Date.now();
+    const verdict = this.#batches.check(origin, id, at, now);
+    if (verdict !== "apply") return verdict;
+    if (!root.ingest(origin, events, now)) return "unknown-origin";
+    this.#batches.record(origin, id, at, now);
+    if (events.some((e) => e.type !== "load")) this.#store?.saveMark(origin, { id, at });
+    return "applied";
+  }
+
+  /** A coordinator's share of the load for the rest of the pool's; null: settings first. */
+  exchange(report: RootReport, version: PoolVersion): RootAnswer | null {
+    const root = this.#rootFor(version);
+    return root ? root.exchange(report, Date.now()) : null;
+  }
+
+  applySettings(model: string, pool: PoolSettings, version: PoolVersion): void {
+    const store = this.#ready();
+    if (this.#held && !needsSettings(this.#held.version, version)) return;
+    const stored: StoredGroup = { model, pool, version, group: 0 };
+    this.#install(stored);
+    store.savePool(stored);
+  }
+
+  state(): RootState | null {
+    this.#ready();
+    const held = this.#held;
+    return held && { model: held.model, version: held.version, epoch: this.#epoch };
+  }
+}
