@@ -35,38 +35,61 @@ describe("llm-d weighted scorers", () => {
 describe("llm-d precise prefix scorer", () => {
   const idle = { running: 0, waiting: 0, kvUsage: 0.5, freshness: 1 };
 
-  it("scores min-max of the longest cached prefix over the origins with a hit, 0 without", () => {
+  it("scores the longest cached prefix over the prompt's blocks, 0 without a hit", () => {
     const policy = createPolicy(policyOf("llm-d-precise", { queueWeight: 0, kvWeight: 0 }));
-    // Hits 4096 / 2048 / none / 1024 tokens: prefix scores 1, 1/3, 0, 0.
+    // 64 blocks; hits 2048 / 4096 / none / 1024 tokens: prefix scores 0.5, 1, 0, 0.25.
     const d = policy.decide(
       context([
-        { matched: 4096, engine: idle },
         { matched: 2048, engine: idle },
+        { matched: 4096, engine: idle },
         { engine: idle },
         { matched: 1024, engine: idle },
       ]),
     );
-    expect(d).toMatchObject({ origin: 0, reason: "max-score" });
-    expect(d.ranking?.slice(0, 2)).toEqual([0, 1]);
+    expect(d).toMatchObject({ origin: 1, reason: "max-score" });
+    expect(d.ranking).toEqual([1, 0, 3, 2]);
   });
 
-  it("gives every origin with an equal hit 1, so load decides among them", () => {
-    const policy = createPolicy(policyOf("llm-d-precise"));
-    const busy = { ...idle, waiting: 8 };
-    // o1's short hit scores 1 like o0's would alone; the approximate scorer would give 1/4.
-    const d = policy.decide(
-      context([{ matched: 1024, engine: busy }, { matched: 1024, engine: idle }, { engine: idle }]),
+  it("drops the prompt's trailing partial block from the denominator", () => {
+    // 4,100 tokens are 64 whole blocks (the last 4 tokens are no block): a 4096-token hit is
+    // a full 1, worth as much as the idle origin's empty queue and free KV.
+    const busy = { ...idle, waiting: 8, kvUsage: 1 };
+    const pool = [{ matched: 4096, engine: busy }, { engine: { ...idle, kvUsage: 0 } }];
+    // o0: 2 x 1 + 0 + 0 = 2; o1: 0 + 1 + 1 = 2: a tie, broken at random, so both win some
+    // seeds (counting the partial block, 2 x 64/65 < 2 would always lose).
+    const winners = new Set(
+      [1, 2, 3, 4, 5, 6, 7, 8].map(
+        (seed) =>
+          createPolicy(policyOf("llm-d-precise")).decide(
+            context(pool, { promptTokens: 4100 }, seed),
+          ).origin,
+      ),
     );
-    expect(d.origin).toBe(1);
+    expect(winners).toEqual(new Set([0, 1]));
   });
 
-  it("holds to a lone short hit that the approximate scorer would leave for an idle origin", () => {
+  it("a prefix every request shares does not pin the pool to the busy origins that hold it", () => {
+    // The bug: min-max over the origins with a hit gave a lone 1-block hit (every request's
+    // shared system prompt) the full prefix score 1, so its holder, queue longest and KV half
+    // full, still beat every idle origin (2 x 1 + 0 + 0.5 > 0 + 1 + 1) and the whole
+    // conversation trace piled onto the 2-4 origins that first cached block 0 (llm-d PR #1107:
+    // "small absolute hits were amplified to 1.0 when best-in-set"). As a share of the prompt,
+    // 1 of 64 blocks is worth 2/64, and load decides.
     const busy = { ...idle, waiting: 8 };
-    // 1024 of 4096 tokens cached on a busy o0: approximate 2 x 0.25 + 0 + 0.5 = 1 < idle o1's
-    // 0 + 1 + 0.5; precise 2 x 1 + 0 + 0.5 = 2.5 > 1.5.
-    const pool = [{ matched: 1024, engine: busy }, { engine: idle }];
-    expect(createPolicy(policyOf("llm-d")).decide(context(pool)).origin).toBe(1);
-    expect(createPolicy(policyOf("llm-d-precise")).decide(context(pool)).origin).toBe(0);
+    const pool = [{ matched: 64, engine: busy }, { engine: { ...idle, kvUsage: 0 } }];
+    expect(createPolicy(policyOf("llm-d-precise")).decide(context(pool)).origin).toBe(1);
+  });
+
+  it("scores a prompt's hits exactly as the approximate scorer does, on the engines' cache", () => {
+    // Upstream's two prefix scorers now share matched / total; they differ in the index read.
+    const pool = [
+      { matched: 1024, engine: { ...idle, waiting: 8 } },
+      { matched: 3072, engine: { ...idle, waiting: 2, kvUsage: 0.9 } },
+      { engine: { ...idle, kvUsage: 0.2 } },
+    ];
+    const precise = createPolicy(policyOf("llm-d-precise")).decide(context(pool));
+    const approximate = createPolicy(policyOf("llm-d")).decide(context(pool));
+    expect(precise.ranking).toEqual(approximate.ranking);
   });
 });
 
