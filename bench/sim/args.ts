@@ -50,7 +50,7 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
   --disaggregation MODE  with --pd: ${DISAGGREGATION_MODES.join(" | ")} (default conditional)
   --min-uncached N       with --pd, conditional: the rule's minUncachedTokens (default 2048)
   --max-uncached-fraction F   ... its maxUncachedFraction (default 1)
-  --prefill-busy-ms MS   ... its prefillBusyMs (default 250)
+  --prefill-busy-ms MS   ... its prefillBusyMs (default 100)
   --prefill-serves-whole ... its prefillServesWhole: idle prefill origins serve whole requests
   --threads N            policies replayed at once, 0..${MAX_THREADS} (default ${MAX_THREADS}; 0 = this thread)
   --json PATH            results JSON (default bench/results/<trace>-<origins>o-load<load>.json,

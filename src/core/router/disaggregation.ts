@@ -22,7 +22,7 @@
  * 6. `pd:prefill-busy`: the best prefill origin (prefill-choice.ts) has more than
  *    `prefillBusyMs` of work queued: the decode origin prefills instead of waiting (Dynamo's
  *    PrefillLoadPolicy, whose line is active prefill tokens over 4 x max_num_batched_tokens,
- *    about 1.3 s of an H100's prefill of Llama-3.1-8B; the default 250 ms was measured better,
+ *    about 1.3 s of an H100's prefill of Llama-3.1-8B; the default 100 ms was measured better,
  *    bench/sim/README.md).
  * 7. `pd:remote`: the prefill origin prefills, the decode origin takes its KV.
  *

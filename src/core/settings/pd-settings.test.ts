@@ -25,7 +25,7 @@ describe("P/D settings", () => {
     expect(result.ok && result.value.pools.llama?.disaggregation).toEqual({
       minUncachedTokens: 2048,
       maxUncachedFraction: 1,
-      prefillBusyMs: 250,
+      prefillBusyMs: 100,
       prefillServesWhole: false,
     });
   });

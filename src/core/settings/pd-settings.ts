@@ -76,7 +76,7 @@ export const disaggregationSettings = z
     /** Uncached share above which it goes remote whatever its size (Dynamo 0.7; 1 = never). */
     maxUncachedFraction: z.number().min(0).max(1).default(1),
     /** Prefill on the decode origin when the best prefill origin's queue is longer (ms). */
-    prefillBusyMs: z.number().int().min(0).max(3_600_000).default(250),
+    prefillBusyMs: z.number().int().min(0).max(3_600_000).default(100),
     /** Prefill origins may serve a request whole while idle (router/disaggregation.ts). */
     prefillServesWhole: z.boolean().default(false),
   })
