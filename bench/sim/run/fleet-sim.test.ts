@@ -99,7 +99,7 @@ describe("fleet simulation", () => {
     expect(c).toBe(a);
     const other = toJson(await runBenchmark({ ...TINY, seed: 2 }, policies, { threads: 0 }));
     expect(other).not.toBe(a);
-  });
+  }, 60_000);
 
   it("is slower for everyone when the load is higher", async () => {
     const low = await runBenchmark({ ...TINY, load: 0.2 }, ["least-outstanding"], { threads: 0 });
@@ -154,7 +154,7 @@ describe("fleet simulation", () => {
     expect(r?.perOrigin[0]?.requests).toBe(whole);
     expect(r?.pd?.wholeOnPrefillRate).toBeCloseTo(whole / 48, 4);
     expect(r?.expiredLeases).toBe(0);
-  });
+  }, 60_000);
 
   it("gives byte-identical JSON for a P/D fleet, in this thread or in workers", async () => {
     const spec: BenchSpec = { ...TINY, pd: { prefill: 1, decode: 3, mode: "conditional" } };
