@@ -50,7 +50,8 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
   --disaggregation MODE  with --pd: ${DISAGGREGATION_MODES.join(" | ")} (default conditional)
   --min-uncached N       with --pd, conditional: the rule's minUncachedTokens (default 2048)
   --max-uncached-fraction F   ... its maxUncachedFraction (default 1)
-  --prefill-busy-ms MS   ... its prefillBusyMs (default 250)
+  --prefill-busy-ms MS   ... its prefillBusyMs (default 100)
+  --prefill-serves-whole ... its prefillServesWhole: idle prefill origins serve whole requests
   --threads N            policies replayed at once, 0..${MAX_THREADS} (default ${MAX_THREADS}; 0 = this thread)
   --json PATH            results JSON (default bench/results/<trace>-<origins>o-load<load>.json,
                          bench:fleet: bench/results/fleet.json)
@@ -145,7 +146,13 @@ function sourceOf(
 /** `--pd P:D` and the disaggregation options, or null for an aggregated fleet. */
 function pdOf(values: Record<string, string | boolean | undefined>): PdFleet | null {
   const text = values.pd as string | undefined;
-  const rest = ["disaggregation", "min-uncached", "max-uncached-fraction", "prefill-busy-ms"];
+  const rest = [
+    "disaggregation",
+    "min-uncached",
+    "max-uncached-fraction",
+    "prefill-busy-ms",
+    "prefill-serves-whole",
+  ];
   if (text === undefined) {
     const stray = rest.find((name) => values[name] !== undefined);
     if (stray) throw new UsageError(`--${stray} needs --pd`);
@@ -171,6 +178,7 @@ function pdOf(values: Record<string, string | boolean | undefined>): PdFleet | n
     prefillBusyMs: optional(values, "prefill-busy-ms", (t) =>
       integer("prefill-busy-ms", t, 0, 0, 3_600_000),
     ),
+    prefillServesWhole: values["prefill-serves-whole"] === true ? true : undefined,
   };
   const overrides = Object.fromEntries(Object.entries(rule).filter(([, v]) => v !== undefined));
   if (mode !== "conditional" && Object.keys(overrides).length > 0) {
@@ -245,6 +253,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       "min-uncached": { type: "string" },
       "max-uncached-fraction": { type: "string" },
       "prefill-busy-ms": { type: "string" },
+      "prefill-serves-whole": { type: "boolean" },
       threads: { type: "string" },
       json: { type: "string" },
       html: { type: "string" },

@@ -1,7 +1,7 @@
 /**
  * The P/D comparison as printed tables and target lines: per policy and fleet, the mean over
  * seeds of TTFT, ITL (every inter-token gap, pooled), TPOT (each request's mean gap), the
- * longest gap and the share prefilled remotely; then the issue's targets, measured and printed
+ * longest gap, the share prefilled remotely and the share a prefill origin served whole; then the issue's targets, measured and printed
  * (never asserted), each a ratio per seed, shown as the mean and the range over seeds.
  */
 import { round } from "../../../sim/report/stats.ts";
@@ -21,6 +21,7 @@ const FIGURES: [string, Figure][] = [
   ["p99", (p) => p.tpotMs.p99],
   ["gap p99 ms", (p) => p.itlMaxGapMs.p99],
   ["remote", (p) => p.pd?.remoteRate ?? 0],
+  ["whole on P", (p) => p.pd?.wholeOnPrefillRate ?? 0],
 ];
 
 function results(c: PdComparison, fleet: FleetName, policy: string): PolicyResult[] {
@@ -50,7 +51,8 @@ export function pdTable(c: PdComparison, policy: string): string {
       fleetLabel(c, fleet),
       ...FIGURES.map(([name, f]) => {
         const v = mean(rs.map(f));
-        if (name === "remote") return fleet === "aggregated" ? "-" : v.toFixed(3);
+        if (name === "remote" || name === "whole on P")
+          return fleet === "aggregated" ? "-" : v.toFixed(3);
         return v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US");
       }),
     ];

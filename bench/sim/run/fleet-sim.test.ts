@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { POLICY_TYPES } from "../../../src/core/policies/index.ts";
 import { DEFAULT_TRACE } from "../args.ts";
@@ -20,6 +21,11 @@ const TINY: BenchSpec = {
   engineDelayMs: 10,
   prefillCalibration: [1],
 };
+
+const AZURE_CONVERSATION = fileURLToPath(
+  new URL("../../traces/AzureLLMInferenceTrace_conv.csv", import.meta.url),
+);
+const NOW = { threads: 0 };
 
 describe("fleet simulation", () => {
   it("replays a tiny trace end to end for every policy", async () => {
@@ -93,7 +99,7 @@ describe("fleet simulation", () => {
     expect(c).toBe(a);
     const other = toJson(await runBenchmark({ ...TINY, seed: 2 }, policies, { threads: 0 }));
     expect(other).not.toBe(a);
-  }, 30_000);
+  }, 60_000);
 
   it("is slower for everyone when the load is higher", async () => {
     const low = await runBenchmark({ ...TINY, load: 0.2 }, ["least-outstanding"], { threads: 0 });
@@ -131,6 +137,24 @@ describe("fleet simulation", () => {
     expect(r?.perOrigin[0]?.prefilledTokens).toBe(0);
     expect(r?.pd?.kvTransferMs).toEqual({ mean: 0, p50: 0, p99: 0 });
   });
+
+  it("lets idle prefill origins serve whole requests with prefillServesWhole", async () => {
+    // Azure's conversation trace: short prompts, which the rule keeps local.
+    const source = { kind: "azure", path: AZURE_CONVERSATION } as const;
+    const short = { ...TINY, source, trace: "AzureLLMInferenceTrace_conv.csv", load: 0.3 };
+    const rule = { prefillServesWhole: true };
+    const pd = { prefill: 1, decode: 3, mode: "conditional", rule } as const;
+    const [off] = (await runBenchmark({ ...short, pd: { ...pd, rule: {} } }, ["cost"], NOW))
+      .results;
+    expect(off?.perOrigin[0]?.requests).toBe(0);
+    const [r] = (await runBenchmark({ ...short, pd }, ["cost"], NOW)).results;
+    const whole = r?.pd?.reasons["pd:whole-on-prefill"] ?? 0;
+    expect(whole).toBeGreaterThan(0);
+    // Requests count where they are served: the prefill origin served those whole.
+    expect(r?.perOrigin[0]?.requests).toBe(whole);
+    expect(r?.pd?.wholeOnPrefillRate).toBeCloseTo(whole / 48, 4);
+    expect(r?.expiredLeases).toBe(0);
+  }, 60_000);
 
   it("gives byte-identical JSON for a P/D fleet, in this thread or in workers", async () => {
     const spec: BenchSpec = { ...TINY, pd: { prefill: 1, decode: 3, mode: "conditional" } };

@@ -85,6 +85,7 @@ export function simulatePolicy(
     ...(fleet ? { disaggregation: disaggregationRule(fleet) } : {}),
   });
   const prefillRole = pool.origins.map((o) => o.role === "prefill");
+  const wholeOnPrefill = pool.disaggregation.prefillServesWhole;
   const router = new CoreRouter(pool, { model: w.model, seed: config.seed });
   const fallback = new CoreRouter(fallbackPool(pool), { model: w.model, seed: config.seed });
   const kvEvents = info.indexFeed === "engine-events";
@@ -149,13 +150,16 @@ export function simulatePolicy(
     const p = decision.prefill ? (indexOf.get(decision.prefill.origin) as number) : -1;
     tickets[i] = decision.ticket;
     routedTo[i] = o;
-    // Engine truth at arrival: did another origin of the role that prefills (prefill origins
-    // for a remote prefill, else the others) hold a longer prefix than the one chosen?
+    // Engine truth at arrival: did another origin that could have prefilled it (prefill
+    // origins for a remote prefill; for one served whole, the others, and prefill origins too
+    // where they serve whole) hold a longer prefix than the one chosen?
     const prefiller = p >= 0 ? p : o;
     const limit = Math.floor((promptTokens - 1) / w.chunkTokens);
     const chosen = (engines[prefiller] as Engine).cache.lookup(hashes, limit);
+    const couldPrefill = (k: number) =>
+      p >= 0 ? prefillRole[k] : wholeOnPrefill || !prefillRole[k];
     const rival = (e: Engine, k: number) =>
-      prefillRole[k] === prefillRole[prefiller] && e.cache.lookup(hashes, limit) > chosen;
+      couldPrefill(k) && e.cache.lookup(hashes, limit) > chosen;
     if (engines.some(rival)) overflows++;
     if (p >= 0) {
       // The prefill leg: one output token, as the Worker asks vLLM's prefill engine.

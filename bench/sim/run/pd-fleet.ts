@@ -6,6 +6,8 @@
  * - `always`: every request is prefilled remotely, however short or cached, and whatever the
  *   prefill queues (minUncachedTokens 0, no busy bypass);
  * - `never`: every request is prefilled on its decode origin; the prefill origins idle.
+ * Prefill origins speak vllm-nixl, so `conditional` may let them serve whole requests
+ * (`prefillServesWhole`, `--prefill-serves-whole`; router/disaggregation.ts).
  */
 import type { DisaggregationSettings } from "../../../src/core/settings/pd-settings.ts";
 import type { OriginSettings } from "../../../src/core/settings/settings-schema.ts";

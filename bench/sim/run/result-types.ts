@@ -80,6 +80,8 @@ export interface PdResult {
   reasons: Record<string, number>;
   /** Share of requests prefilled on a prefill origin. */
   remoteRate: number;
+  /** Share of requests a prefill origin served whole (`pd:whole-on-prefill`). */
+  wholeOnPrefillRate: number;
   /** KV transfers, prefill engine to decode engine. */
   kvTransferMs: { mean: number; p50: number; p99: number };
 }

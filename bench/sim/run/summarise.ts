@@ -120,6 +120,10 @@ function pdResult(pd: NonNullable<Replay["pd"]>, requests: number): PdResult {
   return {
     reasons: Object.fromEntries(Object.entries(pd.reasons).sort(([a], [b]) => (a < b ? -1 : 1))),
     remoteRate: round(requests > 0 ? pd.transferMs.length / requests : 0, 4),
+    wholeOnPrefillRate: round(
+      requests > 0 ? (pd.reasons["pd:whole-on-prefill"] ?? 0) / requests : 0,
+      4,
+    ),
     kvTransferMs: { mean, p50, p99 },
   };
 }

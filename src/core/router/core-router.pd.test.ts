@@ -36,6 +36,8 @@ function prompt(family: number, chunks: number, shared = chunks, tail = 0) {
 }
 
 const LONG = 64; // 4096 tokens: over minUncachedTokens (2048)
+/** The rule with prefill origins serving whole requests while idle. */
+const WHOLE = { prefillServesWhole: true };
 
 function origin(r: CoreRouter, id: string) {
   const o = r.stats(0).origins.find((x) => x.id === id);
@@ -50,7 +52,7 @@ function remote(d: RouteDecision) {
 }
 
 describe("CoreRouter in a P/D pool", () => {
-  it("never gives a whole request, a decode or an alternate to a prefill origin", () => {
+  it("never gives a whole request, a decode or an alternate to a prefill origin by default", () => {
     const r = router({ retry: { maxAttempts: 4 } });
     for (let k = 0; k < 12; k++) {
       const d = r.route(prompt(k + 1, k % 2 ? 4 : LONG), 0);
@@ -87,6 +89,64 @@ describe("CoreRouter in a P/D pool", () => {
     expect(next.pdReason).toBe("pd:local-cached");
     expect(next.prefill).toBeNull();
     expect(origin(r, next.origin as string).queuedPrefillTokens).toBeGreaterThan(0);
+  });
+
+  it("short prompts: idle prefill origins serve whole requests too, with prefillServesWhole (issue 14)", () => {
+    // Eight short fresh prompts at once (least-outstanding): each prefill origin takes one,
+    // and then none while that one's prefill is queued there. Before, they took none at all.
+    const r = router({ retry: { maxAttempts: 4 }, disaggregation: WHOLE });
+    const decisions = Array.from({ length: 8 }, (_, k) => r.route(prompt(k + 1, 4), 0));
+    expect(r.stats(0).pd.byReason).toEqual({ "pd:whole-on-prefill": 2, "pd:local-cached": 6 });
+    for (const id of ["p1", "p2"]) expect(origin(r, id).outstanding).toBe(1);
+    for (const id of ["d1", "d2"]) expect(origin(r, id).outstanding).toBe(3);
+    for (const d of decisions) {
+      expect(d.prefill).toBeNull();
+      expect(d.pdReason).toBe(
+        d.origin?.startsWith("p") ? "pd:whole-on-prefill" : "pd:local-cached",
+      );
+      // Failover serves the client's bytes alone: decode origins only.
+      expect(d.alternates.length).toBeGreaterThan(0);
+      expect(d.alternates.every((a) => a === "d1" || a === "d2")).toBe(true);
+    }
+    // Served whole: the prefill origin is leased and claimed as any serving origin is.
+    expect(origin(r, "p1").ownedTokens).toBe(4 * 64);
+    expect(origin(r, "p1").queuedPrefillTokens).toBeGreaterThan(0);
+    // Once done, both are idle again and take the next two.
+    for (const d of decisions.filter((x) => x.pdReason === "pd:whole-on-prefill"))
+      r.complete(d.ticket as string, { ok: true, cachedTokens: 0 }, 1000);
+    const next = [9, 10].map((k) => r.route(prompt(k, 4), 1000).origin);
+    expect(next.sort()).toEqual(["p1", "p2"]);
+    r.checkInvariants();
+  });
+
+  it("a long prompt no origin holds is never served whole on a prefill origin, however idle", () => {
+    const r = router({ disaggregation: WHOLE });
+    for (let k = 0; k < 8; k++) {
+      const d = r.route(prompt(k + 1, LONG), 0);
+      expect(d.origin).toMatch(/^d/);
+      expect(d.pdReason).not.toBe("pd:whole-on-prefill");
+    }
+  });
+
+  it("a prefill origin with remote prefills queued is not offered", () => {
+    const r = router({ disaggregation: WHOLE });
+    for (let k = 0; k < 2; k++) remote(r.route(prompt(k + 1, LONG), 0));
+    for (let k = 0; k < 6; k++) expect(r.route(prompt(k + 10, 4), 0).origin).toMatch(/^d/);
+  });
+
+  it("a request served whole on a prefill origin fails over to a decode origin", () => {
+    const r = router({ circuit: { failureThreshold: 1 }, disaggregation: WHOLE });
+    const decisions = [1, 2, 3].map((k) => r.route(prompt(k, 4), 0));
+    const d = decisions.find((x) => x.pdReason === "pd:whole-on-prefill") as RouteDecision;
+    const on = d.origin as string;
+    const next = d.alternates[0] as string;
+    expect(next).toMatch(/^d/);
+    const before = origin(r, next).outstanding;
+    expect(r.reroute(d.ticket as string, "connect", next, 1)).toBe(0);
+    expect(origin(r, on)).toMatchObject({ outstanding: 0, ownedTokens: 0, circuit: "open" });
+    expect(origin(r, next).outstanding).toBe(before + 1);
+    expect(r.complete(d.ticket as string, { ok: true, cachedTokens: 0 }, 2)).toBe(true);
+    r.checkInvariants();
   });
 
   it("a prompt the prefill origin already holds goes back to it", () => {

@@ -26,6 +26,7 @@ import type { EngineEvent } from "../engine-events.ts";
 import { boardOptions, LoadBoard } from "../load-board/load-board.ts";
 import { asPosition, type Slot } from "../origin-indexes.ts";
 import { usesActiveChunks } from "../policies/index.ts";
+import type { OriginView } from "../policies/policy.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
@@ -164,8 +165,9 @@ export class CoreRouter {
    * to the origin and claim the prompt for it in the index, so the next request with this
    * prefix sees it at once (claim-index.ts). No origin eligible: no ticket, and the reason.
    * In a pool with prefill or decode origins the policy's choice is the decode origin (prefill
-   * origins are not eligible to it); pd-decision.ts then says whether a prefill origin
-   * prefills, and that origin is leased and claimed too.
+   * origins are eligible to it only to serve the request whole: policy-context.ts);
+   * pd-decision.ts then says whether a prefill origin prefills, and that origin is leased and
+   * claimed too.
    */
   route(request: RouteRequest, now: number): RouteDecision {
     this.expire(now);
@@ -211,8 +213,21 @@ export class CoreRouter {
       pdReason,
     });
     const budget = this.#pool.retry.maxAttempts - 1;
-    const alternates = failoverOrder(context.origins, chosen, ranking, budget);
+    const alternates = failoverOrder(this.#servingAlone(context.origins), chosen, ranking, budget);
     return { origin, alternates, matchedTokens, policy, reason, ticket, pdReason, prefill };
+  }
+
+  /**
+   * The views failover reads: a prefill origin the policy was offered (to serve this request
+   * whole) is no alternate, since `reroute` takes none; failover serves the client's bytes alone.
+   */
+  #servingAlone(views: readonly OriginView[]): readonly OriginView[] {
+    if (!this.#disaggregated) return views;
+    return views.map((view, i) =>
+      view.eligible && this.#slots.at(this.#slots.slotAt(asPosition(i))).settings.role === "prefill"
+        ? { ...view, eligible: false }
+        : view,
+    );
   }
 
   /** No origin is eligible: no ticket, and the policy's reason. */

@@ -2,13 +2,19 @@ import { describe, expect, it } from "vitest";
 import { asSlot } from "../origin-indexes.ts";
 import { createRng } from "../rng.ts";
 import type { DisaggregationSettings } from "../settings/pd-settings.ts";
-import { type DisaggregationInput, decideDisaggregation, smallUncached } from "./disaggregation.ts";
+import {
+  type DisaggregationInput,
+  decideDisaggregation,
+  smallUncached,
+  wholeOnPrefill,
+} from "./disaggregation.ts";
 import { choosePrefill, type PrefillCandidate } from "./prefill-choice.ts";
 
 const DYNAMO: DisaggregationSettings = {
   minUncachedTokens: 2048,
   maxUncachedFraction: 0.7,
   prefillBusyMs: 1000,
+  prefillServesWhole: false,
 };
 const calm = (slot: number, matchedTokens = 0): PrefillCandidate => ({
   slot: asSlot(slot),
@@ -39,6 +45,8 @@ describe("decideDisaggregation", () => {
     ["n > 1 stays on the decode origin", { n: 2 }, "pd:n>1"],
     ["n > 1 wins over every other rule", { n: 3, decodeRole: "both", prefill: [] }, "pd:n>1"],
     ["a both origin takes no KV", { decodeRole: "both" }, "pd:aggregated-origin"],
+    ["a prefill origin chosen serves whole", { decodeRole: "prefill" }, "pd:whole-on-prefill"],
+    ["n > 1 on a prefill origin is still n > 1", { n: 2, decodeRole: "prefill" }, "pd:n>1"],
     [
       "a mostly cached prompt with a short tail stays (uncached 192 < 2048, 2% <= 70%)",
       { decodeMatchedTokens: 8000 },
@@ -94,6 +102,24 @@ describe("decideDisaggregation", () => {
     expect(smallUncached(DYNAMO, 10_000, 7952)).toBe(false); // 2048 uncached
     expect(smallUncached(DYNAMO, 10_000, 7953)).toBe(true);
     expect(smallUncached(DYNAMO, 0, 0)).toBe(true);
+  });
+});
+
+describe("wholeOnPrefill", () => {
+  // Dynamo's rule: a prefill origin takes a request whole only while it has no prefill queued
+  // and the rule would keep the request local there.
+  it("takes a short request on an idle origin", () => {
+    expect(wholeOnPrefill(DYNAMO, 1000, 400, 0)).toBe(true);
+  });
+
+  it("leaves it to the decode origins while any prefill is queued there", () => {
+    expect(wholeOnPrefill(DYNAMO, 1000, 400, 1)).toBe(false);
+  });
+
+  it("never takes a long prompt it does not hold, however calm", () => {
+    expect(wholeOnPrefill(DYNAMO, 8192, 0, 0)).toBe(false);
+    // ... but one it holds all but a short tail of, as a decode origin would keep it.
+    expect(wholeOnPrefill(DYNAMO, 8192, 8000, 0)).toBe(true);
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * What a policy sees of one origin (`OriginView`): its settings and the load board's reading at
  * decision time. Pure; the one place that shapes the view, so every policy, shadow and the
- * failover order see the same. A prefill origin never serves a whole request (nor a decode),
- * so to all of them it is not eligible; the P/D decision reads prefill origins on its own.
+ * failover order see the same. A prefill origin is eligible only where it may serve the
+ * request whole (`servesWhole`: policy-context.ts asks disaggregation.ts); else it serves no
+ * whole request nor a decode, and the P/D decision reads prefill origins on its own.
  */
 import type { OriginLoadView } from "../load-board/load-board.ts";
 import type { OriginView } from "../policies/policy.ts";
@@ -14,10 +15,11 @@ export function originView(
   pool: PoolSettings,
   indexedTokens: number,
   tokensPerChunk: number,
+  servesWhole: boolean,
 ): OriginView {
   return {
     id: settings.id,
-    eligible: load.eligible && settings.role !== "prefill",
+    eligible: load.eligible && (settings.role !== "prefill" || servesWhole),
     outstanding: load.outstanding,
     queuedPrefillTokens: load.queuedPrefillTokens,
     activeTokens: load.activeTokens,

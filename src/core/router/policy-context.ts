@@ -3,12 +3,16 @@
  * order, by position (origin-indexes.ts), each as `originView` shapes it from the load board,
  * with the prompt tokens the index believes it holds of the prompt just matched, and the hot
  * prefix and added chunk readings the policies that want them compute on demand. Reads only.
+ * A prefill origin is offered to the policy where the pool lets prefill origins serve whole
+ * requests and disaggregation.ts's `wholeOnPrefill` lets it serve this one (no prefill queued,
+ * a request the rule keeps local there).
  * An edge replica reads each origin's load through its hooks (its coordinator's load vector plus
  * its own leases since: edge-hooks.ts) instead of its own board alone.
  */
 import { asPosition } from "../origin-indexes.ts";
 import type { PolicyContext } from "../policies/policy.ts";
 import type { Rng } from "../rng.ts";
+import { wholeOnPrefill } from "./disaggregation.ts";
 import type { EdgeHooks } from "./edge-hooks.ts";
 import { originView } from "./origin-view.ts";
 import { tokensPerChunk as chunkTokens, type RouterParts } from "./router-parts.ts";
@@ -25,20 +29,27 @@ export function policyContext(
   const { chunkHashes, promptTokens } = request;
   const order = slots.order;
   const tokensPerChunk = chunkTokens(pool);
+  const matchedTokens = order.map((slot) => claims.matchedTokens(slot, promptTokens));
+  const whole = pool.disaggregation.prefillServesWhole;
   return {
     request,
-    origins: order.map((slot) => {
+    origins: order.map((slot, i) => {
       const { settings } = slots.at(slot);
       const own = board.view(slot, now);
-      return originView(
-        settings,
-        edge ? edge.load(settings.id, own, now) : own,
-        pool,
-        claims.ownedChunks(slot) * tokensPerChunk,
-        tokensPerChunk,
-      );
+      const load = edge ? edge.load(settings.id, own, now) : own;
+      const servesWhole =
+        whole &&
+        settings.role === "prefill" &&
+        wholeOnPrefill(
+          pool.disaggregation,
+          promptTokens,
+          matchedTokens[i] as number,
+          load.queuedPrefillTokens,
+        );
+      const indexed = claims.ownedChunks(slot) * tokensPerChunk;
+      return originView(settings, load, pool, indexed, tokensPerChunk, servesWhole);
     }),
-    matchedTokens: order.map((slot) => claims.matchedTokens(slot, promptTokens)),
+    matchedTokens,
     tokensPerChunk,
     attentionTokens: pool.prefillAttentionTokens,
     hotTokens: (minHeat: number) => claims.hotTokens(chunkHashes, promptTokens, now, minHeat),

@@ -25,7 +25,8 @@ describe("P/D settings", () => {
     expect(result.ok && result.value.pools.llama?.disaggregation).toEqual({
       minUncachedTokens: 2048,
       maxUncachedFraction: 1,
-      prefillBusyMs: 250,
+      prefillBusyMs: 100,
+      prefillServesWhole: false,
     });
   });
 
@@ -52,6 +53,22 @@ describe("P/D settings", () => {
     ],
     ["decode origins alone (they serve alone)", doc([decode("d1"), decode("d2")])],
     ["aggregated origins beside a P/D pair", doc([both("a"), prefill("p"), decode("d")])],
+    [
+      "vllm-nixl prefill origins serving whole",
+      doc([prefill("p"), decode("d")], { disaggregation: { prefillServesWhole: true } }),
+    ],
+    [
+      "sglang prefill origins told not to serve whole (they cannot)",
+      doc([prefill("p", { protocol: "sglang" }), decode("d", { protocol: "sglang" })], {
+        disaggregation: { prefillServesWhole: false },
+      }),
+    ],
+    [
+      "llm-d prefill pods (vLLM) the router reaches, serving whole",
+      doc([prefill("p", { protocol: "llmd-sidecar" }), decode("d", { protocol: "llmd-sidecar" })], {
+        disaggregation: { prefillServesWhole: true },
+      }),
+    ],
     [
       "a rule that always disaggregates",
       doc([prefill("p"), decode("d")], {
@@ -156,6 +173,13 @@ describe("P/D settings", () => {
       "a busy threshold that is not whole",
       doc([prefill("p"), decode("d")], { disaggregation: { prefillBusyMs: 0.5 } }),
       "disaggregation.prefillBusyMs",
+    ],
+    [
+      "sglang prefill origins serving whole (a prefill-mode server decodes one token)",
+      doc([prefill("p", { protocol: "sglang" }), decode("d", { protocol: "sglang" })], {
+        disaggregation: { prefillServesWhole: true },
+      }),
+      "disaggregation.prefillServesWhole",
     ],
     [
       "an unknown rule field",

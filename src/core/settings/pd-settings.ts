@@ -13,6 +13,15 @@
  *   the URL's host), `bootstrap_port` (`bootstrapPort`, else SGLang's 8998) and a room.
  * - `llmd-sidecar`: one request to the decode origin's llm-d sidecar with
  *   `x-prefiller-host-port` (`engineHost` with its port, else the URL's host and port).
+ *
+ * Whether a prefill origin may also serve a request whole (`prefillServesWhole`, off unless
+ * set: bench/sim/README.md measured it no better on either workload) is the engine's to allow:
+ * vLLM's NixlConnector does not tell `kv_role`s apart and serves a request without
+ * `kv_transfer_params` as any engine does (its `request_finished` and
+ * `get_num_new_matched_tokens` do nothing for one; its usage guide runs both sides `kv_both`),
+ * and llm-d's prefill pods are vLLM. SGLang's prefill mode sends every request through its
+ * bootstrap queue with `max_new_tokens` 1 (disaggregation/prefill.py, `PrefillBootstrapQueue`):
+ * it cannot, and `sglang` refuses it.
  */
 import { z } from "zod";
 
@@ -67,7 +76,9 @@ export const disaggregationSettings = z
     /** Uncached share above which it goes remote whatever its size (Dynamo 0.7; 1 = never). */
     maxUncachedFraction: z.number().min(0).max(1).default(1),
     /** Prefill on the decode origin when the best prefill origin's queue is longer (ms). */
-    prefillBusyMs: z.number().int().min(0).max(3_600_000).default(250),
+    prefillBusyMs: z.number().int().min(0).max(3_600_000).default(100),
+    /** Prefill origins may serve a request whole while idle (router/disaggregation.ts). */
+    prefillServesWhole: z.boolean().default(false),
   })
   .strict();
 
@@ -120,9 +131,13 @@ export function originPdIssues(origin: PdOrigin): PdIssue[] {
 
 /**
  * A pool's origins together: prefill origins need a decode origin to hand their KV to (a `both`
- * origin takes none), and every P/D origin speaks the pool's one protocol.
+ * origin takes none), every P/D origin speaks the pool's one protocol, and that protocol's
+ * prefill engines can serve a request whole if the rule says they do.
  */
-export function poolPdIssues(origins: readonly PdOrigin[]): PdIssue[] {
+export function poolPdIssues(
+  origins: readonly PdOrigin[],
+  rule?: Pick<DisaggregationSettings, "prefillServesWhole">,
+): PdIssue[] {
   const issues: PdIssue[] = [];
   const hasPrefill = origins.some((o) => o.role === "prefill");
   if (hasPrefill && !origins.some((o) => o.role === "decode"))
@@ -139,5 +154,11 @@ export function poolPdIssues(origins: readonly PdOrigin[]): PdIssue[] {
         message: `one protocol per pool: origins[${first}] speaks ${protocol}`,
       });
   });
+  if (rule?.prefillServesWhole === true && protocol === "sglang")
+    issues.push({
+      path: ["disaggregation", "prefillServesWhole"],
+      message:
+        "SGLang prefill engines (--disaggregation-mode prefill) cannot serve a request whole",
+    });
   return issues;
 }

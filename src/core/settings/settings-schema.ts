@@ -159,7 +159,7 @@ export const poolSettings = z
     edge: edgeSettings.prefault({}),
   })
   .strict()
-  .superRefine((pool, ctx) => addIssues(ctx, poolPdIssues(pool.origins)))
+  .superRefine((pool, ctx) => addIssues(ctx, poolPdIssues(pool.origins, pool.disaggregation)))
   .superRefine((pool, ctx) => addIssues(ctx, edgeIssues(pool)))
   .refine((p) => p.reportStaleMs >= p.reportFreshMs, {
     path: ["reportStaleMs"],

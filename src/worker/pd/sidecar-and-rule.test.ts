@@ -41,6 +41,13 @@ beforeAll(async () => {
         ],
         { disaggregation: { minUncachedTokens: 64, prefillBusyMs: 3_600_000 } },
       ),
+      "pd-whole": pool(
+        [
+          origin("wh-p", "pd-prefill", nixl("prefill")),
+          origin("wh-d", "pd-decode", nixl("decode")),
+        ],
+        { disaggregation: { prefillServesWhole: true }, policy: { type: "round-robin" } },
+      ),
     },
   });
 });
@@ -101,6 +108,33 @@ describe("the disaggregation rule, as the Worker serves it", () => {
     await res.text();
     const state = await settledState("pd-rule");
     expect(state.pd.byReason).toEqual({ "pd:remote": 1, "pd:local-cached": 1, "pd:n>1": 1 });
+  });
+
+  it("an idle prefill origin serves a short request whole: the client's bytes, one leg (whole-on-prefill)", async () => {
+    // Round-robin over the decode origin and the idle prefill origin: one request each.
+    const served = [];
+    for (const topic of ["first", "second"]) {
+      const body = clientBody("pd-whole", topic);
+      const res = await post(body);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-router-prefill-origin")).toBeNull();
+      served.push({
+        body,
+        origin: res.headers.get("x-router-origin"),
+        pd: res.headers.get("x-router-pd"),
+      });
+      await res.text();
+    }
+    const whole = served.find((s) => s.origin === "wh-p");
+    expect(whole?.pd).toBe("whole-on-prefill");
+    expect(served.find((s) => s.origin === "wh-d")?.pd).toBe("local-cached");
+    // The prefill origin got one ordinary request: the client's bytes, no kv_transfer_params.
+    const legs = await received("wh-p");
+    expect(legs.map((l) => l.body)).toEqual([whole?.body]);
+    const state = await settledState("pd-whole");
+    expect(state.pd.byReason).toEqual({ "pd:whole-on-prefill": 1, "pd:local-cached": 1 });
+    // It taught the index as any request served alone does.
+    expect(state.accuracy.reports).toBe(2);
   });
 });
 

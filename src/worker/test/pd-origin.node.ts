@@ -1,9 +1,10 @@
 /**
  * The P/D behaviours of the test origin server (origin-server.node.ts), by URL path
  * `<originBase>/<behaviour>/<name>`, answering with the fields the real engines answer:
- * - pd-prefill: a vLLM NixlConnector prefill engine: JSON with usage (cached_tokens =
- *   PD_PREFILL_CACHED) and `kv_transfer_params` (remote_request_id from x-request-id,
- *   remote_host `localhost` as vLLM answers by default).
+ * - pd-prefill: a vLLM NixlConnector prefill engine: given `kv_transfer_params`, JSON with
+ *   usage (cached_tokens = PD_PREFILL_CACHED) and `kv_transfer_params` (remote_request_id from
+ *   x-request-id, remote_host `localhost` as vLLM answers by default); without them it serves
+ *   the request whole, like `ok`, as vLLM does.
  * - pd-decode: a vLLM decode engine: answers like `ok`, but with `kv_transfer_params` in the
  *   body reports cached_tokens = prompt_tokens - 1, as vLLM counts KV it was sent.
  * - pd-reject: a prefill engine refusing the request (400).
@@ -84,6 +85,10 @@ export function pdOrigin() {
     const room = c.json?.bootstrap_room;
     switch (behaviour) {
       case "pd-prefill":
+        if (!c.json?.kv_transfer_params) {
+          c.ok();
+          return true;
+        }
         json(
           res,
           200,

@@ -1,5 +1,6 @@
 /**
- * A vLLM NixlConnector prefill engine (`kv_role: kv_producer`), as the router drives it
+ * A vLLM NixlConnector prefill engine (`kv_role: kv_both`, as vLLM's usage guide runs it; the
+ * connector does not tell roles apart), as the router drives it
  * (vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py, `request_finished`):
  *
  * - A request whose `kv_transfer_params` say `do_remote_decode: true` runs as usual (the router
@@ -12,7 +13,8 @@
  * - The side channel (`POST /read {remote_engine_id, remote_request_id, block_ids}`) hands out
  *   held blocks, once: a read frees the transfer, as the decode's completion notice does in vLLM.
  *   An unknown engine id, request id or block, or a lease run out, is a 404.
- * Any other request is served whole.
+ * Any other request is served whole, as vLLM serves one without `kv_transfer_params` (the
+ * router's `pd:whole-on-prefill`).
  */
 import { objectField, type PdPlan, type PdRequest, type PdRole, WHOLE } from "./pd-role.ts";
 import { type SideReply, startSideServer } from "./side-server.ts";
