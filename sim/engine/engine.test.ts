@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { type Engine, engineRequest } from "./engine.ts";
 import { BLOCK, blocksOf, newEngine, replay } from "./test-engine.ts";
 
 // Test profile: an iteration with P prefill tokens and d decodes takes max(P + d, 10) ms.
@@ -166,4 +167,41 @@ describe("Engine", () => {
       replay(engine, [{ at: 0, blocks: blocksOf(1, 5), promptTokens: 20, outputTokens: 1 }]),
     ).toThrow(/needs 6 KV blocks/);
   });
+
+  it("drops an aborted waiting request: it never starts, and the queue no longer counts it", () => {
+    const engine = newEngine({ maxSeqs: 1 });
+    const first = engineRequest(0, blocksOf(1, 4), 16, 2, 0);
+    const gone = engineRequest(1, blocksOf(2, 4), 16, 2, 0);
+    const next = engineRequest(2, blocksOf(3, 4), 16, 2, 0);
+    for (const r of [first, gone, next]) engine.enqueue(r);
+    expect(engine.waiting).toBe(3);
+    engine.abort(gone);
+    expect(engine.waiting).toBe(2);
+    const seen = runUntilIdle(engine, 0);
+    expect(seen).toEqual([0, 2]);
+    expect(Number.isNaN(gone.firstTokenMs)).toBe(true);
+  });
+
+  it("stops an aborted running request after the step in progress and frees its blocks", () => {
+    const engine = newEngine();
+    const r = engineRequest(0, blocksOf(1, 10), 40, 100, 0);
+    engine.enqueue(r);
+    engine.start(0);
+    engine.abort(r);
+    const { done, started } = engine.finish();
+    expect(done).toEqual([]);
+    expect(started).toEqual([]);
+    expect(engine.running).toBe(0);
+    expect(engine.cache.used).toBe(0);
+    expect(engine.start(40)).toBeNull();
+  });
 });
+
+/** Step `engine` from `now` until it has no work; the ids of requests that finished, in order. */
+function runUntilIdle(engine: Engine, now: number): number[] {
+  const finished: number[] = [];
+  for (let t = engine.start(now); t !== null; t = engine.start(t)) {
+    for (const r of engine.finish().done) finished.push(r.id);
+  }
+  return finished;
+}

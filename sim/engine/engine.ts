@@ -68,6 +68,8 @@ export interface EngineRequest {
   /** When its latest output token was sampled, and the longest gap between two of them. */
   lastTokenMs: number;
   maxGapMs: number;
+  /** Its client left (`Engine.abort`): it is dropped at the next step boundary. */
+  aborted: boolean;
 }
 
 export function engineRequest(
@@ -94,6 +96,7 @@ export function engineRequest(
     finishMs: Number.NaN,
     lastTokenMs: Number.NaN,
     maxGapMs: 0,
+    aborted: false,
   };
 }
 
@@ -130,6 +133,8 @@ export class Engine {
   #head = 0;
   #running: EngineRequest[] = [];
   #step: Step | null = null;
+  /** Aborted requests still in `#waiting` (skipped when they reach its head). */
+  #abortedWaiting = 0;
   preemptions = 0;
   /** Every gap between two consecutive output tokens of a request, as it happened. */
   readonly gaps = new TokenGaps();
@@ -189,7 +194,7 @@ export class Engine {
   }
 
   get waiting(): number {
-    return this.#waiting.length - this.#head;
+    return this.#waiting.length - this.#head - this.#abortedWaiting;
   }
 
   /** vLLM's kv_cache_usage_perc: pinned blocks over all blocks (cached free blocks count free). */
@@ -223,9 +228,10 @@ export class Engine {
     let tokens = 0;
     for (let i = this.#head; i < this.#waiting.length; i++) {
       const r = this.#waiting[i] as EngineRequest;
-      tokens += Math.max(0, r.promptTokens + r.generated - r.cachedOnArrival);
+      if (!r.aborted) tokens += Math.max(0, r.promptTokens + r.generated - r.cachedOnArrival);
     }
     for (const r of this.#running) {
+      if (r.aborted) continue;
       const left = r.promptTokens + r.generated - r.computed;
       if (left > 1 || r.generated === 0) tokens += left;
     }
@@ -282,6 +288,29 @@ export class Engine {
     return t;
   }
 
+  /**
+   * Its client left: vLLM aborts a request whose connection closed, between steps. A waiting
+   * request leaves the queue; a running one stops at the end of the step in progress and frees
+   * its KV blocks then. Either way it never finishes (nor starts, if it had not).
+   */
+  abort(r: EngineRequest): void {
+    if (r.aborted || !Number.isNaN(r.finishMs)) return;
+    r.aborted = true;
+    if (!this.#running.includes(r)) this.#abortedWaiting++;
+    else if (!this.#step) this.#dropAborted();
+  }
+
+  /** Running requests whose client left release their blocks and leave the batch. */
+  #dropAborted(): void {
+    if (!this.#running.some((r) => r.aborted)) return;
+    for (const r of this.#running) {
+      if (!r.aborted) continue;
+      this.cache.release(r.blocks);
+      r.blocks = [];
+    }
+    this.#running = this.#running.filter((r) => !r.aborted);
+  }
+
   /** Apply the planned step at its end; returns the requests that finished. */
   finish(): StepResult {
     const step = this.#step;
@@ -328,6 +357,7 @@ export class Engine {
     for (let j = 1; j < step.iterations; j++) {
       this.gaps.add(this.#iterationMs(step, j), step.decodes.length);
     }
+    this.#dropAborted();
     const done: EngineRequest[] = [];
     for (const r of this.#running) {
       if (r.generated < r.outputTokens) continue;
@@ -337,7 +367,7 @@ export class Engine {
       done.push(r);
     }
     if (done.length > 0) this.#running = this.#running.filter((r) => r.generated < r.outputTokens);
-    return { done, started, prefilledTokens };
+    return { done, started: started.filter((r) => !r.aborted), prefilledTokens };
   }
 
   /** `tokens` output tokens, the last at `at`, the longest gap among them `gapMs`. */
@@ -367,7 +397,7 @@ export class Engine {
       this.cache.release(victim.blocks);
       victim.blocks = [];
       victim.computed = 0;
-      this.#unshift(victim);
+      if (!victim.aborted) this.#unshift(victim);
       this.preemptions++;
       if (victim === r) return false;
     }
@@ -380,6 +410,11 @@ export class Engine {
     const B = this.blockTokens;
     while (this.waiting > 0 && budget > 0 && this.#running.length < this.profile.maxSeqs) {
       const r = this.#waiting[this.#head] as EngineRequest;
+      if (r.aborted) {
+        this.#shift();
+        this.#abortedWaiting--;
+        continue;
+      }
       const tokens = r.promptTokens + r.generated;
       const hit = this.cache.lookup(r.hashes, Math.floor((tokens - 1) / B));
       // KV a transfer delivered counts as computed, beyond what the cache already held.

@@ -18,9 +18,15 @@
  * then the decode engine gets the request with that KV computed. `complete` carries the prefill
  * leg's cached tokens (`outcome.prefill`), as the Worker reports vLLM's prefill response.
  *
+ * An overload replay (`SimConfig.front`, client-front.ts) puts clients and the pool's admission
+ * in front of the router: each arrival is offered to admission, which routes it then, later
+ * (late binding) or sheds it; clients give up after a timeout (the engine aborts their
+ * request) and retry. Requests never served are left out of the result's figures; the front's
+ * record has them.
+ *
  * Same-time events run arrivals, then engine iterations, then KV transfers landing, then
- * deliveries, then load reports, then samples, each in insertion order, so a seed replays a run
- * exactly.
+ * deliveries, then load reports, then samples, then the front's events, each in insertion
+ * order, so a seed replays a run exactly.
  */
 
 import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
@@ -31,8 +37,15 @@ import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import type { PolicySettings } from "../../../src/core/policies/index.ts";
 import { CoreRouter } from "../../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
+import type { RouteDecision } from "../../../src/core/router/router-types.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
+import {
+  ClientFront,
+  type FrontConfig,
+  type FrontEvent,
+  type FrontRecord,
+} from "./client-front.ts";
 import { EventQueue } from "./event-queue.ts";
 import type { Information } from "./information.ts";
 import { disaggregationRule, type PdFleet, pdRole } from "./pd-fleet.ts";
@@ -49,6 +62,14 @@ export interface SimConfig {
   information: Information;
   /** Prefill/decode split of the `origins` (prefill + decode = origins); absent: aggregated. */
   pd?: PdFleet | null | undefined;
+  /** Clients and admission in front of the router (an overload replay); absent: none. */
+  front?: FrontConfig | null | undefined;
+}
+
+/** A replay's result, with the front's record in an overload replay. */
+export interface SimOutcome {
+  result: PolicyResult;
+  front: FrontRecord | null;
 }
 
 const ENGINE = 1;
@@ -56,6 +77,7 @@ const TRANSFER = 2;
 const DELIVERY = 3;
 const REPORT = 4;
 const SAMPLE = 5;
+const FRONT = 6;
 /** Period of the diagnostics (queue probe, timeline), whatever the policy is told. */
 const SAMPLE_MS = 1000;
 
@@ -64,11 +86,20 @@ export function simulatePolicy(
   config: SimConfig,
   onProgress: (completed: number) => void = () => {},
 ): PolicyResult {
+  return simulate(w, config, onProgress).result;
+}
+
+export function simulate(
+  w: Workload,
+  config: SimConfig,
+  onProgress: (completed: number) => void = () => {},
+): SimOutcome {
   const { profile, origins, information: info } = config;
   const fleet = config.pd ?? null;
   if (fleet && fleet.prefill + fleet.decode !== origins) {
     throw new Error(`P/D fleet ${fleet.prefill}:${fleet.decode} is not ${origins} origins`);
   }
+  if (fleet && config.front) throw new Error("an overload replay runs an aggregated fleet");
   const ids = Array.from({ length: origins }, (_, i) => `gpu-${i}`);
   const indexOf = new Map(ids.map((id, i) => [id, i]));
   const pool = parsePool({
@@ -97,7 +128,7 @@ export function simulatePolicy(
   const timeline = new Timeline(origins, Math.max(SAMPLE_MS, span / 100));
   const probe = new QueueProbe();
 
-  const requests: EngineRequest[] = new Array(w.size);
+  const requests: (EngineRequest | undefined)[] = new Array(w.size);
   /** The prefill leg of each disaggregated request, on its prefill origin's engine. */
   const prefillLegs: (EngineRequest | undefined)[] = new Array(w.size);
   const transferMs: number[] = [];
@@ -135,10 +166,18 @@ export function simulatePolicy(
     }
   };
 
-  const arrive = (i: number, t: number) => {
+  const frontConfig = config.front ?? null;
+  const routeRequest = (i: number) => ({
+    chunkHashes: hashesOf(w, i),
+    promptTokens: w.promptTokens[i] as number,
+    client: frontConfig?.clientOf(i),
+  });
+
+  /** Request i, routed by the pool's router at `t` (`decision`), goes to its origin. */
+  const place = (i: number, routed: RouteDecision, t: number) => {
     const hashes = hashesOf(w, i);
     const promptTokens = w.promptTokens[i] as number;
-    let decision = router.route({ chunkHashes: hashes, promptTokens }, t);
+    let decision = routed;
     routedBy[i] = router;
     if (decision.origin === null) {
       // As the Worker does when the object cannot place a request: route alone.
@@ -173,6 +212,24 @@ export function simulatePolicy(
     submit(o, r, t);
   };
 
+  const front =
+    frontConfig &&
+    new ClientFront(w.size, router, routeRequest, frontConfig, {
+      place,
+      abandon: (i, t) => {
+        (engines[routedTo[i] as number] as Engine).abort(requests[i] as EngineRequest);
+        const ticket = tickets[i];
+        // As the Worker reports a client that left: not ok, nobody blamed.
+        if (ticket) (routedBy[i] as CoreRouter).complete(ticket, { ok: false }, t);
+      },
+      schedule: (t, payload) => queue.push(t, FRONT, -1, 0, payload),
+    });
+
+  const arrive = (i: number, t: number) => {
+    if (front) front.arrive(i, t);
+    else place(i, router.route(routeRequest(i), t), t);
+  };
+
   /** A prefill leg ended at `t`: the KV its decode engine lacks travels there. */
   const prefilledRemotely = (leg: EngineRequest, t: number) => {
     const o = routedTo[leg.id] as number;
@@ -205,6 +262,7 @@ export function simulatePolicy(
       );
       if (!known) expired++;
     }
+    front?.released();
     if (++completed % 256 === 0) onProgress(completed);
   };
 
@@ -215,6 +273,7 @@ export function simulatePolicy(
       const result = engine.finish();
       prefilled[o] = (prefilled[o] as number) + result.prefilledTokens;
       if (info.firstToken) for (const r of result.started) firstToken(r, t);
+      if (front) for (const r of result.started) front.firstToken(r.id, t);
       for (const r of result.done) finish(r, t);
     }
     const end = engine.start(t);
@@ -243,7 +302,7 @@ export function simulatePolicy(
       };
       queue.push(t + reports.delayMs, DELIVERY, o, 0, [load]);
     });
-    if (completed < w.size) queue.push(t + reports.intervalMs, REPORT, -1);
+    if (unsettled()) queue.push(t + reports.intervalMs, REPORT, -1);
   };
 
   const sample = (t: number) => {
@@ -252,8 +311,11 @@ export function simulatePolicy(
       probe.sample(views[o]?.queuedPrefillTokens ?? 0, e.prefillBacklog);
       timeline.sample(o, t, e.running + e.waiting, e.waiting);
     });
-    if (completed < w.size) queue.push(t + SAMPLE_MS, SAMPLE, -1);
+    if (unsettled()) queue.push(t + SAMPLE_MS, SAMPLE, -1);
   };
+
+  /** Some request has yet to complete, or (in an overload replay) to fail for good. */
+  const unsettled = () => completed + (front?.failed ?? 0) < w.size;
 
   let now = 0;
   let next = 0;
@@ -262,6 +324,7 @@ export function simulatePolicy(
       now = w.arrivalMs[next] as number;
       arrive(next, now);
       next++;
+      front?.settle(now);
       continue;
     }
     const event = queue.pop();
@@ -276,6 +339,7 @@ export function simulatePolicy(
         break;
       case DELIVERY:
         router.ingest(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
+        front?.reported();
         break;
       case REPORT:
         if (info.loadReports) report(event.t, info.loadReports);
@@ -283,11 +347,15 @@ export function simulatePolicy(
       case SAMPLE:
         sample(event.t);
         break;
+      case FRONT:
+        front?.event(event.payload as FrontEvent, event.t);
+        break;
     }
+    front?.settle(now);
   }
   onProgress(completed);
   const stats = router.stats(now);
-  return summarise({
+  const result = summarise({
     policy: router.policyName,
     ids,
     requests,
@@ -304,4 +372,5 @@ export function simulatePolicy(
     timeline,
     queueEstimate: probe.summary(),
   });
+  return { result, front: front?.record ?? null };
 }

@@ -13,7 +13,11 @@ import type { Timeline } from "./timeline.ts";
 export interface Replay {
   policy: string;
   ids: readonly string[];
-  requests: readonly EngineRequest[];
+  /**
+   * Each request's engine request, by index; in an overload replay (client-front.ts) a request
+   * that was never served has none or an unfinished one, and is left out of every figure.
+   */
+  requests: readonly (EngineRequest | undefined)[];
   /** Each disaggregated request's prefill leg (its prefill engine's request). */
   prefillLegs: readonly (EngineRequest | undefined)[];
   /** A P/D fleet's layout, decisions and KV transfer times; null when aggregated. */
@@ -31,7 +35,15 @@ export interface Replay {
 }
 
 export function summarise(r: Replay): PolicyResult {
-  const n = r.requests.length;
+  const served: EngineRequest[] = [];
+  const index: number[] = [];
+  r.requests.forEach((q, i) => {
+    if (q && !Number.isNaN(q.finishMs)) {
+      served.push(q);
+      index.push(i);
+    }
+  });
+  const n = served.length;
   const ttft = new Float64Array(n);
   const e2e = new Float64Array(n);
   let cached = 0;
@@ -43,9 +55,10 @@ export function summarise(r: Replay): PolicyResult {
     requests: 0,
     prefilledTokens: r.prefilled[o] as number,
   }));
-  r.requests.forEach((q, i) => {
-    ttft[i] = q.firstTokenMs - q.arrivalMs;
-    e2e[i] = q.finishMs - q.arrivalMs;
+  served.forEach((q, k) => {
+    const i = index[k] as number;
+    ttft[k] = q.firstTokenMs - q.arrivalMs;
+    e2e[k] = q.finishMs - q.arrivalMs;
     // A decode engine counts the KV it was sent as cached; the prefill engine's hit saved work.
     cached += (r.prefillLegs[i] ?? q).cachedTokens;
     prompt += q.promptTokens;
@@ -53,14 +66,14 @@ export function summarise(r: Replay): PolicyResult {
     lastFinish = Math.max(lastFinish, q.finishMs);
     (perOrigin[r.routedTo[i] as number] as { requests: number }).requests++;
   });
-  const lastArrival = r.requests.reduce((a, q) => Math.max(a, q.arrivalMs), 0);
+  const lastArrival = served.reduce((a, q) => Math.max(a, q.arrivalMs), 0);
   const fromMs = Number.isFinite(firstArrival) ? (firstArrival + lastArrival) / 2 : 0;
   const inHalf = (t: number) => t >= fromMs && t <= lastArrival;
   const secondHalf = {
     fromMs: round(fromMs, 1),
     toMs: round(lastArrival, 1),
-    arrived: r.requests.filter((q) => inHalf(q.arrivalMs)).length,
-    completed: r.requests.filter((q) => inHalf(q.finishMs)).length,
+    arrived: served.filter((q) => inHalf(q.arrivalMs)).length,
+    completed: served.filter((q) => inHalf(q.finishMs)).length,
   };
   ttft.sort();
   e2e.sort();
@@ -72,7 +85,7 @@ export function summarise(r: Replay): PolicyResult {
   const busy = r.engines.reduce((a, e) => a + e.busyMs, 0);
   const prefillBusy = r.engines.reduce((a, e) => a + e.prefillBusyMs, 0);
   const gaps = r.engines.map((e) => e.gaps);
-  const { itlMs, tpotMs, maxGapMs } = interTokenLatency(r.requests, gaps);
+  const { itlMs, tpotMs, maxGapMs } = interTokenLatency(served, gaps);
   return {
     policy: r.policy,
     hitRate: round(prompt > 0 ? cached / prompt : 0, 4),

@@ -155,6 +155,15 @@ export class EdgeReplica {
     this.#router.applySettings(replicaPool(pool));
   }
 
+  /**
+   * The pool's best origin's wait before a prefill starts, as this replica sees the pool (its
+   * coordinator's load vector plus its own records since): what admission gates on in edge
+   * mode (src/core/admission), so a replica holds one `Admission` over itself.
+   */
+  waitMs(now: number, meanWork: number): number {
+    return this.#router.waitMs(now, meanWork);
+  }
+
   route(request: RouteRequest, now: number): RouteDecision {
     this.#lastRequestAt = now;
     const decision = this.#router.route(request, now);

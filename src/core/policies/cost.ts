@@ -50,13 +50,16 @@ import { prefillWork } from "../prefill-work.ts";
 import { type Compare, pickMin, rankWith } from "./pick.ts";
 import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
+/** decodeWeight's default; admission's wait estimate uses it too (router/pool-wait.ts). */
+export const DEFAULT_DECODE_WEIGHT = 0.05;
+
 export const costParams = z
   .object({
     type: z.literal("cost"),
     affinityPrice: z.number().min(0).max(100).default(3),
     loadAffinity: z.number().min(0).max(100).default(1),
     hotHeat: z.number().min(1).max(1e6).default(4),
-    decodeWeight: z.number().min(0).max(100).default(0.05),
+    decodeWeight: z.number().min(0).max(100).default(DEFAULT_DECODE_WEIGHT),
   })
   .strict();
 export type CostParams = z.infer<typeof costParams>;

@@ -38,8 +38,9 @@ import { failoverOrder } from "./failover-order.ts";
 import { type HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
 import { OriginSlots } from "./origin-slots.ts";
 import { disaggregate } from "./pd-decision.ts";
-import { policyContext } from "./policy-context.ts";
+import { originViews, policyContext } from "./policy-context.ts";
 import { PoolPolicy } from "./pool-policy.ts";
+import { poolWaitMs } from "./pool-wait.ts";
 import { ReplicaSeams } from "./replica-seams.ts";
 import { prefillSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
@@ -329,6 +330,17 @@ export class CoreRouter {
    */
   firstToken(ticket: string, now: number): boolean {
     return this.#legs.firstToken(ticket, now);
+  }
+
+  /**
+   * How long a request would wait at the pool's best origin before its prefill starts, in ms
+   * (pool-wait.ts): what admission (src/core/admission) gates on; an edge replica's reads the
+   * load its policy reads (its coordinator's vector plus its own leases). `meanWork` costs each request
+   * an engine reports waiting beyond this router's own.
+   */
+  waitMs(now: number, meanWork: number): number {
+    this.expire(now);
+    return poolWaitMs(originViews(this.#parts, now, this.#edge), meanWork);
   }
 
   /** Requests routed and not yet completed, cancelled or expired. */

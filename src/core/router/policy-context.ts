@@ -7,11 +7,14 @@
  * requests and disaggregation.ts's `wholeOnPrefill` lets it serve this one (no prefill queued,
  * a request the rule keeps local there).
  * An edge replica reads each origin's load through its hooks (its coordinator's load vector plus
- * its own leases since: edge-hooks.ts) instead of its own board alone.
+ * its own leases since: edge-hooks.ts) instead of its own board alone. Admission reads the same
+ * origin views (`originViews`), so in either coordination mode it judges the load the policy sees.
  */
+import type { OriginLoadView } from "../load-board/load-board.ts";
 import { asPosition } from "../origin-indexes.ts";
-import type { PolicyContext } from "../policies/policy.ts";
+import type { OriginView, PolicyContext } from "../policies/policy.ts";
 import type { Rng } from "../rng.ts";
+import type { OriginSettings } from "../settings/settings-schema.ts";
 import { wholeOnPrefill } from "./disaggregation.ts";
 import type { EdgeHooks } from "./edge-hooks.ts";
 import { originView } from "./origin-view.ts";
@@ -33,11 +36,11 @@ export function policyContext(
   const whole = pool.disaggregation.prefillServesWhole;
   return {
     request,
-    origins: order.map((slot, i) => {
-      const { settings } = slots.at(slot);
-      const own = board.view(slot, now);
-      const load = edge ? edge.load(settings.id, own, now) : own;
-      const servesWhole =
+    origins: originViews(
+      parts,
+      now,
+      edge,
+      (settings, i, load) =>
         whole &&
         settings.role === "prefill" &&
         wholeOnPrefill(
@@ -45,10 +48,8 @@ export function policyContext(
           promptTokens,
           matchedTokens[i] as number,
           load.queuedPrefillTokens,
-        );
-      const indexed = claims.ownedChunks(slot) * tokensPerChunk;
-      return originView(settings, load, pool, indexed, tokensPerChunk, servesWhole);
-    }),
+        ),
+    ),
     matchedTokens,
     tokensPerChunk,
     attentionTokens: pool.prefillAttentionTokens,
@@ -63,4 +64,31 @@ export function policyContext(
     now,
     rng,
   };
+}
+
+/**
+ * Every origin as a policy sees it, in settings order (admission reads the same views): an edge
+ * replica's through its hooks.
+ */
+export function originViews(
+  parts: RouterParts,
+  now: number,
+  edge?: EdgeHooks,
+  servesWhole?: (settings: OriginSettings, position: number, load: OriginLoadView) => boolean,
+): OriginView[] {
+  const { pool, slots, board, claims } = parts;
+  const tokensPerChunk = chunkTokens(pool);
+  return slots.order.map((slot, i) => {
+    const { settings } = slots.at(slot);
+    const own = board.view(slot, now);
+    const load = edge ? edge.load(settings.id, own, now) : own;
+    return originView(
+      settings,
+      load,
+      pool,
+      claims.ownedChunks(slot) * tokensPerChunk,
+      tokensPerChunk,
+      servesWhole?.(settings, i, load) ?? false,
+    );
+  });
 }

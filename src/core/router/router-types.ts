@@ -9,6 +9,15 @@ import type { EngineLoad } from "../policies/policy.ts";
 import type { PdReason } from "./disaggregation.ts";
 import type { ShadowStats } from "./shadow-evaluation.ts";
 
+/** A client's class of service: `batch` is shed before `interactive` under overload. */
+export type Priority = "interactive" | "batch";
+
+/** Who sent a request, as the edge authenticated it: the key's id (never the key) and class. */
+export interface RouteClient {
+  readonly key: string;
+  readonly priority: Priority;
+}
+
 export interface RouteRequest {
   /** chunkHashes[i] names chunks 0..i of the canonical prompt (computed at the edge). */
   readonly chunkHashes: ArrayLike<number>;
@@ -16,6 +25,11 @@ export interface RouteRequest {
   readonly sessionKey?: string | undefined;
   /** Choices asked for (OpenAI's `n`); absent means 1. More than one is never disaggregated. */
   readonly n?: number | undefined;
+  /**
+   * The client's key id and priority, for admission's fair share and shedding order
+   * (src/core/admission); absent: one anonymous interactive client.
+   */
+  readonly client?: RouteClient | undefined;
 }
 
 /** The prefill leg of a disaggregated request. */

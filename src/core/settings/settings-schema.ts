@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { DEFAULT_CHUNK_BYTES } from "../chunk-hash.ts";
 import { policySettings } from "../policies/index.ts";
+import { admissionSettings } from "./admission-settings.ts";
 import { COORDINATION_MODES, edgeIssues, edgeSettings } from "./edge-settings.ts";
 import {
   disaggregationSettings,
@@ -157,6 +158,8 @@ export const poolSettings = z
     /** Who decides each request: the pool's Durable Object, or each isolate (edge-settings.ts). */
     coordination: z.enum(COORDINATION_MODES).default("object"),
     edge: edgeSettings.prefault({}),
+    /** The pool's latency objective: requests past it wait or are shed; absent, admission is off. */
+    admission: admissionSettings.optional(),
   })
   .strict()
   .superRefine((pool, ctx) => addIssues(ctx, poolPdIssues(pool.origins, pool.disaggregation)))

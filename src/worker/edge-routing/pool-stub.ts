@@ -8,7 +8,7 @@ import type { EngineEventBatch } from "../../core/engine-events.ts";
 import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { RouterObject } from "../pool-object/router-object.ts";
-import type { IngestOutcome } from "../pool-object/rpc-types.ts";
+import type { Admitted, IngestOutcome } from "../pool-object/rpc-types.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 
 export type PoolStub = DurableObjectStub<RouterObject>;
@@ -45,6 +45,18 @@ export function routeOnObject(
   request: RouteRequest,
 ): Promise<RouteDecision> {
   return withSettings(stub, ref, () => stub.route({ ...request, version: ref.version }));
+}
+
+/** The request offered to the pool's admission under `id` (its place in the queue). */
+export function admitOnObject(
+  stub: PoolStub,
+  ref: PoolRef,
+  id: string,
+  request: RouteRequest,
+): Promise<Admitted> {
+  // RPC's typing of a union answer (each member made Disposable) does not narrow back to it.
+  const admit = () => stub.admit({ ...request, id, version: ref.version }) as Promise<unknown>;
+  return withSettings(stub, ref, () => admit() as Promise<Admitted | null>);
 }
 
 export function ingestOnObject(

@@ -5,6 +5,12 @@
  * outcome to whichever router issued the ticket. The router degrades; it never fails a request
  * because its own state is unavailable.
  *
+ * A pool with `admission` settings offers the request to its object's admission instead
+ * (`admit`): it may wait there up to `queueTimeoutMs` more (the deadline grows by that), is
+ * routed when it leaves the queue, or is shed, which the client gets as 429/503 with
+ * `Retry-After` (shed-error.ts), never a fallback. A client that leaves while it waits frees its
+ * place (`leave`, on the request's abort signal).
+ *
  * Object errors: one retry with a fresh stub for errors Cloudflare marks `retryable`, never for
  * `overloaded` (retrying feeds the overload). A decision that arrives after the deadline holds a
  * lease the request will never use, so it is released at once rather than left to expire.
@@ -13,10 +19,19 @@
 import type { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { Coordination } from "../../core/settings/edge-settings.ts";
+import { ApiError } from "../errors/api-error.ts";
+import type { Admitted } from "../pool-object/rpc-types.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { fallbackRouters } from "./fallback-routers.ts";
 import { pendingReports } from "./pending-reports.ts";
-import { type PoolRef, type PoolStub, poolStub, routeOnObject } from "./pool-stub.ts";
+import {
+  admitOnObject,
+  type PoolRef,
+  type PoolStub,
+  poolStub,
+  routeOnObject,
+} from "./pool-stub.ts";
+import { shedError } from "./shed-error.ts";
 import { DeadlineError, withDeadline } from "./with-deadline.ts";
 
 /**
@@ -103,44 +118,71 @@ function fallbackReason(error: unknown): string {
   return "fallback-error";
 }
 
+/** The request as admission names it while it waits, and its client's abort signal. */
+export interface Waiter {
+  readonly id: string;
+  readonly signal?: AbortSignal | undefined;
+}
+
 export async function routeRequest(
   env: Env,
   ctx: Pick<ExecutionContext, "waitUntil">,
   ref: PoolRef,
   request: RouteRequest,
+  waiter?: Waiter,
 ): Promise<Routed> {
   let stub = poolStub(env, ref);
   const askedAt = Date.now();
-  const ask = routeOnObject(stub, ref, request).catch((error: ObjectError) => {
+  const admission = waiter ? ref.pool.admission : undefined;
+  const decide = (s: PoolStub): Promise<Admitted> =>
+    admission && waiter
+      ? admitOnObject(s, ref, waiter.id, request)
+      : routeOnObject(s, ref, request).then((decision) => ({
+          kind: "routed",
+          decision,
+          waitedMs: 0,
+        }));
+  const ask = decide(stub).catch((error: ObjectError) => {
     if (!error?.retryable || error.overloaded) throw error;
     stub = poolStub(env, ref);
-    return routeOnObject(stub, ref, request);
+    return decide(stub);
   });
+  const leave = () => ctx.waitUntil(stub.leave(waiter?.id ?? "").catch(() => false));
+  if (admission) waiter?.signal?.addEventListener("abort", leave);
+  let admitted: Admitted;
   try {
-    const decision = await withDeadline(ask, ref.pool.routeTimeoutMs);
-    const known = (id: string | undefined) =>
-      id === undefined || ref.pool.origins.some((o) => o.id === id);
-    if (decision.origin === null || (known(decision.origin) && known(decision.prefill?.origin))) {
-      const objectMs = Date.now() - askedAt;
-      const ledger = objectLedger(stub, ref.model);
-      return { decision, ledger, objectMs, fallback: null, ...OBJECT_MODE };
-    }
-    // The object holds newer settings than this isolate: it chose an origin we cannot reach
-    // (the decode origin or the prefill origin).
-    ctx.waitUntil(release(stub, decision));
-    return fallback(ref, request, "fallback-settings");
+    admitted = await withDeadline(ask, ref.pool.routeTimeoutMs + (admission?.queueTimeoutMs ?? 0));
   } catch (error) {
     if (!(error instanceof DeadlineError)) {
       console.warn(`router ${ref.model}: object failed, routing alone: ${String(error)}`);
+    } else if (admission) {
+      leave();
     }
     ctx.waitUntil(
       ask.then(
-        (late) => release(stub, late),
+        (late) => (late.kind === "routed" ? release(stub, late.decision) : undefined),
         () => undefined,
       ),
     );
     return fallback(ref, request, fallbackReason(error));
+  } finally {
+    waiter?.signal?.removeEventListener("abort", leave);
   }
+  if (admitted.kind === "shed") throw shedError(admitted.shed);
+  // Its client left while it waited: nobody reads this answer.
+  if (admitted.kind === "left") throw new ApiError(503, "server_error", "client_left", "left");
+  const { decision } = admitted;
+  const known = (id: string | undefined) =>
+    id === undefined || ref.pool.origins.some((o) => o.id === id);
+  if (decision.origin === null || (known(decision.origin) && known(decision.prefill?.origin))) {
+    const objectMs = Date.now() - askedAt;
+    const ledger = objectLedger(stub, ref.model);
+    return { decision, ledger, objectMs, fallback: null, ...OBJECT_MODE };
+  }
+  // The object holds newer settings than this isolate: it chose an origin we cannot reach
+  // (the decode origin or the prefill origin).
+  ctx.waitUntil(release(stub, decision));
+  return fallback(ref, request, "fallback-settings");
 }
 
 /** Give back the lease of a decision that will not be used. */

@@ -17,6 +17,12 @@
  * - Metrics: the reports the Worker sends with `complete` go to a `PoolMetrics` (counters,
  *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
  *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
+ * - Admission (pools with `admission` settings; src/core/admission): `admit` offers a request
+ *   to the pool's `Admission` over its router. Routed or shed at once, the RPC answers at once;
+ *   held, its RPC stays open until the request leaves the queue (routed then, on the load of
+ *   that moment) or is shed, and `leave` frees the place of a client that went. Whatever may
+ *   free room (a completion, a cancel, a reroute, an engine report, settings) pumps the queue,
+ *   and one timer wakes it when the estimate drains or the oldest request's time is up.
  * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
  *   than the origin's last). A batch that changes more than load (health, capacity, cache-reset)
  *   leaves its mark in storage before the answer goes out, so a restart does not reopen replays
@@ -24,6 +30,7 @@
  *   and a replayed load is overwritten by the engine's next report within an interval.
  */
 import { DurableObject } from "cloudflare:workers";
+import { Admission, type Settled } from "../../core/admission/admission.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
@@ -32,7 +39,7 @@ import { type PoolSettings, poolSettings } from "../../core/settings/settings-sc
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
-import type { IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
+import type { AdmitCall, Admitted, IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
 import { SnapshotStore, type StoredPool } from "./snapshot-store.ts";
 
 /** Delay between the first unsaved change and the snapshot that saves it. */
@@ -51,6 +58,11 @@ export class RouterObject extends DurableObject<Env> {
   readonly #batches = new BatchLedger();
   #dirty = false;
   #alarmSet = false;
+  #admission: Admission | null = null;
+  /** Held requests' answers, by id; and what admission settled while it ran. */
+  readonly #holding = new Map<string, (answer: Admitted) => void>();
+  readonly #settled: [string, Settled][] = [];
+  #wake: ReturnType<typeof setTimeout> | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -99,6 +111,9 @@ export class RouterObject extends DurableObject<Env> {
     }
     this.#router = router;
     this.#held = stored;
+    this.#admission = new Admission(router, stored.pool.admission, (id, s) =>
+      this.#settled.push([id, s]),
+    );
   }
 
   #touch(): void {
@@ -128,11 +143,71 @@ export class RouterObject extends DurableObject<Env> {
     return decision;
   }
 
+  /**
+   * A request offered to the pool's admission: answered at once when routed or shed, else when
+   * it leaves the queue (or its client leaves: `leave`); null as for `route`.
+   */
+  admit(call: AdmitCall): Promise<Admitted | null> {
+    const router = this.#routerFor(call.version);
+    const admission = this.#admission;
+    if (!router || !admission) return Promise.resolve(null);
+    const { id, version: _, ...request } = call;
+    if (this.#holding.has(id)) throw new Error(`request ${id} is already waiting`);
+    const now = Date.now();
+    const offered = admission.offer(id, request, now);
+    if (offered.kind === "routed" && offered.decision.ticket !== null) this.#touch();
+    const answer =
+      offered.kind === "queued"
+        ? new Promise<Admitted>((resolve) => this.#holding.set(id, resolve))
+        : Promise.resolve<Admitted>(offered);
+    this.#admitted(now);
+    return answer;
+  }
+
+  /** A held request's client left: its place is free. False if it was not waiting. */
+  leave(id: string): boolean {
+    this.#ready();
+    if (!this.#admission?.leave(id)) return false;
+    this.#holding.get(id)?.({ kind: "left" });
+    this.#holding.delete(id);
+    this.#admitted(Date.now());
+    return true;
+  }
+
+  /** Hand out what admission settled, and keep one timer for its next wake-up. */
+  #admitted(now: number): void {
+    for (let next = this.#settled.shift(); next; next = this.#settled.shift()) {
+      const [id, settled] = next;
+      const resolve = this.#holding.get(id);
+      this.#holding.delete(id);
+      if (settled.kind === "routed" && settled.decision.ticket !== null) {
+        // A request nobody waits for any more (it cannot be: `leave` removes it) holds no lease.
+        if (resolve) this.#touch();
+        else this.#router?.cancel(settled.decision.ticket, now);
+      }
+      resolve?.(settled);
+    }
+    if (this.#wake !== undefined) clearTimeout(this.#wake);
+    this.#wake = undefined;
+    const at = this.#admission?.wakeAt(now) ?? null;
+    if (at !== null) this.#wake = setTimeout(() => this.#pump(), Math.max(0, at - now));
+  }
+
+  /** Something may have freed room: admit what the pool now takes. */
+  #pump(): void {
+    const admission = this.#admission;
+    if (!admission || admission.waiting === 0) return;
+    const now = Date.now();
+    admission.pump(now);
+    this.#admitted(now);
+  }
+
   /** The ticket's origin failed before its first byte; `next` is tried instead. */
   reroute(ticket: string, failure: FailureKind, next: string): number | null {
     this.#ready();
     const matched = this.#router?.reroute(ticket, failure, next, Date.now()) ?? null;
     if (matched !== null) this.#touch();
+    this.#pump();
     return matched;
   }
 
@@ -149,6 +224,7 @@ export class RouterObject extends DurableObject<Env> {
     this.#ready();
     const known = this.#router?.cancel(ticket, Date.now()) ?? false;
     if (known) this.#touch();
+    this.#pump();
     return known;
   }
 
@@ -162,6 +238,7 @@ export class RouterObject extends DurableObject<Env> {
     const known = this.#router?.complete(ticket, routerOutcome(report), now) ?? false;
     if (known) this.#touch();
     for (const r of [report, ...earlier]) this.#metrics.record(r, now);
+    this.#pump();
     return known;
   }
 
@@ -175,6 +252,7 @@ export class RouterObject extends DurableObject<Env> {
     if (verdict !== "apply") return verdict;
     if (!router.ingest(origin, events, now)) return "unknown-origin";
     this.#batches.record(origin, id, at, now);
+    this.#pump();
     // Load reports change no snapshot content; saving for them would write every few seconds.
     if (events.some((e) => e.type !== "load")) {
       this.#store?.saveMark(origin, { id, at });
@@ -192,6 +270,9 @@ export class RouterObject extends DurableObject<Env> {
     if (this.#router) {
       this.#router.applySettings(pool);
       this.#held = stored;
+      const now = Date.now();
+      this.#admission?.configure(pool.admission, now);
+      this.#admitted(now);
     } else {
       this.#install(stored);
     }

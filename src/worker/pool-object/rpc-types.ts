@@ -3,13 +3,28 @@
  * carries (settings/pool-version.ts), what became of a webhook batch, and the object's state.
  * The end of a request travels as its `RequestReport` (request-record/request-report.ts).
  */
-import type { RouteRequest, RouterStats } from "../../core/router/router-types.ts";
+import type { Shed } from "../../core/admission/shed.ts";
+import type { RouteDecision, RouteRequest, RouterStats } from "../../core/router/router-types.ts";
 import type { PoolMetricsSnapshot } from "../pool-metrics/pool-metrics.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 
 export interface RouteCall extends RouteRequest {
   readonly version: PoolVersion;
 }
+
+/** A request offered to the pool's admission: `id` names it while it waits (for `leave`). */
+export interface AdmitCall extends RouteCall {
+  readonly id: string;
+}
+
+/**
+ * What admission made of a request (src/core/admission): routed (after `waitedMs` in the
+ * object's queue), shed, or gone (its client left while it waited: `leave`).
+ */
+export type Admitted =
+  | { readonly kind: "routed"; readonly decision: RouteDecision; readonly waitedMs: number }
+  | { readonly kind: "shed"; readonly shed: Shed }
+  | { readonly kind: "left" };
 
 /**
  * What the object did with a webhook batch: applied it; had applied it before (`duplicate`);

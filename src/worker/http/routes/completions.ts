@@ -7,11 +7,13 @@
  * legs, src/worker/pd/).
  */
 import { Hono, type MiddlewareHandler } from "hono";
+import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import type { Priority } from "../../../core/router/router-types.ts";
 import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
-import { modelNotFound } from "../../errors/api-error.ts";
+import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
 import { disaggregate } from "../../pd/disaggregate.ts";
@@ -29,6 +31,19 @@ import { requestLog } from "../middleware/request-log.ts";
 
 /** Optional affinity key: requests with the same value share an origin under prefix policies. */
 const SESSION_HEADER = "x-router-session";
+/** The request's class of service for the pool's admission: `interactive` (default) or `batch`. */
+const PRIORITY_HEADER = "x-router-priority";
+
+function priorityOf(value: string | undefined): Priority {
+  if (value === undefined || value === "interactive" || value === "batch") {
+    return value ?? "interactive";
+  }
+  throw invalidRequest(
+    "invalid_priority",
+    `${PRIORITY_HEADER} must be interactive or batch, got "${value.slice(0, 32)}"`,
+    PRIORITY_HEADER,
+  );
+}
 const BODY = "request body";
 
 function completionsHandler(
@@ -55,15 +70,20 @@ function completionsHandler(
       sessionKey: c.req.header(SESSION_HEADER),
       // Several choices are never disaggregated; the engine checks `n` itself.
       n: Number.isInteger(json.n) ? (json.n as number) : undefined,
+      client: { key: ANONYMOUS_KEY, priority: priorityOf(c.req.header(PRIORITY_HEADER)) },
     };
     // Edge pools decide in this isolate, with no call before the origin fetch (but the
-    // isolate's first, which waits for the pool's summary).
+    // isolate's first, which waits for the pool's summary). Object pools with admission may
+    // hold the request in the object (`waiter`: its name there and its client's abort signal).
     const routed =
       pool.coordination === "edge"
         ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
             cf: c.req.raw.cf as ColoProperties | undefined,
           })
-        : await routeRequest(c.env, c.executionCtx, ref, routeInput);
+        : await routeRequest(c.env, c.executionCtx, ref, routeInput, {
+            id: c.get("requestId"),
+            signal: c.req.raw.signal,
+          });
     record.decided(routed);
     const input = {
       env: c.env,
