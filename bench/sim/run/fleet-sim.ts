@@ -11,6 +11,9 @@
  *   interval, arriving late; the engines' KV events after each step that caches or evicts
  *   blocks (with the "engine-events" index feed); each request's first token (`firstToken`).
  * Network time is zero: TTFT is queueing plus prefill, which is what routing changes.
+ * Who routes is the config's front (routing-front.ts): by default the pool's one router with
+ * the Worker's fallback, as the Durable Object runs it; edge coordination's front is many
+ * isolates' replicas and their coordinators (../edge/edge-front.ts), same engines, same clock.
  *
  * A P/D fleet (`SimConfig.pd`) gives the first origins role prefill and the rest decode. A
  * decision with a prefill leg sends the prefill origin's engine a one-token request (vLLM's
@@ -19,8 +22,8 @@
  * leg's cached tokens (`outcome.prefill`), as the Worker reports vLLM's prefill response.
  *
  * Same-time events run arrivals, then engine iterations, then KV transfers landing, then
- * deliveries, then load reports, then samples, each in insertion order, so a seed replays a run
- * exactly.
+ * deliveries, then the front's own events, then load reports, then samples, each in insertion
+ * order, so a seed replays a run exactly.
  */
 
 import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
@@ -29,15 +32,15 @@ import type { EngineProfile } from "../../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import type { PolicySettings } from "../../../src/core/policies/index.ts";
-import { CoreRouter } from "../../../src/core/router/core-router.ts";
-import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
+import type { PoolSettingsInput } from "../../../src/core/settings/settings-schema.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
 import { EventQueue } from "./event-queue.ts";
 import type { Information } from "./information.ts";
 import { disaggregationRule, type PdFleet, pdRole } from "./pd-fleet.ts";
 import { QueueProbe } from "./queue-probe.ts";
 import type { PolicyResult } from "./result-types.ts";
+import { type FrontFactory, syncFront } from "./routing-front.ts";
 import { summarise } from "./summarise.ts";
 import { Timeline } from "./timeline.ts";
 
@@ -49,13 +52,29 @@ export interface SimConfig {
   information: Information;
   /** Prefill/decode split of the `origins` (prefill + decode = origins); absent: aggregated. */
   pd?: PdFleet | null | undefined;
+  /** Who routes (routing-front.ts); default the pool's one router, as the object holds it. */
+  front?: FrontFactory | undefined;
+  /** Pool settings beyond the fleet's (e.g. `coordination` and `edge`). */
+  pool?: Partial<PoolSettingsInput> | undefined;
+  /**
+   * Per request, the time from its arrival to its decision and its origin fetch (the round trip
+   * to the pool's object in object mode, when the replay models the network); TTFT counts it.
+   * Absent: zero, as everywhere else in the replay.
+   */
+  routeDelayMs?: Float64Array | undefined;
+  /** Called once at the end with every request as its engine saw it and where it went. */
+  observe?:
+    | ((run: { requests: readonly EngineRequest[]; routedTo: Int32Array }) => void)
+    | undefined;
 }
 
 const ENGINE = 1;
 const TRANSFER = 2;
 const DELIVERY = 3;
-const REPORT = 4;
-const SAMPLE = 5;
+/** A front's own event (routing-front.ts), e.g. a sync arriving. */
+const FRONT = 4;
+const REPORT = 5;
+const SAMPLE = 6;
 /** Period of the diagnostics (queue probe, timeline), whatever the policy is told. */
 const SAMPLE_MS = 1000;
 
@@ -83,10 +102,9 @@ export function simulatePolicy(
     chunkBytes: w.chunkTokens * BYTES_PER_TOKEN,
     indexFeed: info.indexFeed,
     ...(fleet ? { disaggregation: disaggregationRule(fleet) } : {}),
+    ...config.pool,
   });
   const prefillRole = pool.origins.map((o) => o.role === "prefill");
-  const router = new CoreRouter(pool, { model: w.model, seed: config.seed });
-  const fallback = new CoreRouter(fallbackPool(pool), { model: w.model, seed: config.seed });
   const kvEvents = info.indexFeed === "engine-events";
   const engines = ids.map(() => new Engine(profile, w.chunkTokens, { kvEvents }));
   const versions = new Int32Array(origins);
@@ -95,23 +113,26 @@ export function simulatePolicy(
   const span = w.size > 0 ? (w.arrivalMs[w.size - 1] as number) : 0;
   const timeline = new Timeline(origins, Math.max(SAMPLE_MS, span / 100));
   const probe = new QueueProbe();
+  const front = (config.front ?? syncFront)({
+    pool,
+    model: w.model,
+    seed: config.seed,
+    size: w.size,
+    schedule: (t, fn) => queue.push(t, FRONT, -1, 0, fn),
+  });
 
   const requests: EngineRequest[] = new Array(w.size);
   /** The prefill leg of each disaggregated request, on its prefill origin's engine. */
   const prefillLegs: (EngineRequest | undefined)[] = new Array(w.size);
   const transferMs: number[] = [];
-  const tickets: (string | null)[] = new Array(w.size).fill(null);
-  /** Which router issued each request's ticket: the pool's, or the fallback. */
-  const routedBy: CoreRouter[] = new Array(w.size);
   const routedTo = new Int32Array(w.size);
   const prefilled = new Float64Array(origins);
   let overflows = 0;
-  let fallbacks = 0;
   let expired = 0;
   let completed = 0;
 
   for (const id of ids) {
-    router.ingest(id, [{ type: "capacity", kvCapacityTokens: profile.kvCapacityTokens }], 0);
+    front.deliver(id, [{ type: "capacity", kvCapacityTokens: profile.kvCapacityTokens }], 0);
   }
   if (w.size > 0) queue.push(SAMPLE_MS, SAMPLE, -1);
   if (w.size > 0 && info.loadReports) queue.push(info.loadReports.intervalMs, REPORT, -1);
@@ -137,17 +158,9 @@ export function simulatePolicy(
   const arrive = (i: number, t: number) => {
     const hashes = hashesOf(w, i);
     const promptTokens = w.promptTokens[i] as number;
-    let decision = router.route({ chunkHashes: hashes, promptTokens }, t);
-    routedBy[i] = router;
-    if (decision.origin === null) {
-      // As the Worker does when the object cannot place a request: route alone.
-      fallbacks++;
-      decision = fallback.route({ chunkHashes: hashes, promptTokens }, t);
-      routedBy[i] = fallback;
-    }
+    const decision = front.route(i, { chunkHashes: hashes, promptTokens }, t);
     const o = indexOf.get(decision.origin as string) as number;
     const p = decision.prefill ? (indexOf.get(decision.prefill.origin) as number) : -1;
-    tickets[i] = decision.ticket;
     routedTo[i] = o;
     // Engine truth at arrival: did another origin of the role that prefills (prefill origins
     // for a remote prefill, else the others) hold a longer prefix than the one chosen?
@@ -159,12 +172,13 @@ export function simulatePolicy(
     if (engines.some(rival)) overflows++;
     if (p >= 0) {
       // The prefill leg: one output token, as the Worker asks vLLM's prefill engine.
-      const leg = engineRequest(i, hashes, promptTokens, 1, t);
+      const leg = engineRequest(i, hashes, promptTokens, 1, w.arrivalMs[i] as number);
       prefillLegs[i] = leg;
       submit(p, leg, t);
       return;
     }
-    const r = engineRequest(i, hashes, promptTokens, w.outputTokens[i] as number, t);
+    const arrival = w.arrivalMs[i] as number;
+    const r = engineRequest(i, hashes, promptTokens, w.outputTokens[i] as number, arrival);
     requests[i] = r;
     submit(o, r, t);
   };
@@ -191,16 +205,14 @@ export function simulatePolicy(
   const finish = (r: EngineRequest, t: number) => {
     const leg = prefillLegs[r.id];
     if (leg === r) return prefilledRemotely(leg, t);
-    const ticket = tickets[r.id];
-    if (ticket !== null && ticket !== undefined) {
-      const prefill = leg && { promptTokens: leg.promptTokens, cachedTokens: leg.cachedTokens };
-      const known = (routedBy[r.id] as CoreRouter).complete(
-        ticket,
-        { ok: true, promptTokens: r.promptTokens, cachedTokens: r.cachedTokens, prefill },
-        t,
-      );
-      if (!known) expired++;
-    }
+    const prefill = leg && { promptTokens: leg.promptTokens, cachedTokens: leg.cachedTokens };
+    const outcome = {
+      ok: true,
+      promptTokens: r.promptTokens,
+      cachedTokens: r.cachedTokens,
+      prefill,
+    };
+    if (!front.complete(r.id, outcome, t)) expired++;
     if (++completed % 256 === 0) onProgress(completed);
   };
 
@@ -225,8 +237,7 @@ export function simulatePolicy(
     // A prefill leg's token is not the client's: the decode engine's first one is (and tells
     // the router both legs are past their prefill).
     if (prefillLegs[r.id] === r) return;
-    const ticket = tickets[r.id];
-    if (ticket) (routedBy[r.id] as CoreRouter).firstToken(ticket, t);
+    front.firstToken(r.id, t);
   };
 
   const report = (t: number, reports: NonNullable<Information["loadReports"]>) => {
@@ -243,20 +254,26 @@ export function simulatePolicy(
   };
 
   const sample = (t: number) => {
-    const views = router.stats(t).origins;
+    const queued = front.queued(t);
     engines.forEach((e, o) => {
-      probe.sample(views[o]?.queuedPrefillTokens ?? 0, e.prefillBacklog);
+      probe.sample(queued[o] ?? 0, e.prefillBacklog);
       timeline.sample(o, t, e.running + e.waiting, e.waiting);
     });
     if (completed < w.size) queue.push(t + SAMPLE_MS, SAMPLE, -1);
   };
 
   let now = 0;
+  // Requests reach the router in order of arrival plus their route delay.
+  const delay = config.routeDelayMs;
+  const reach = (i: number) => (w.arrivalMs[i] as number) + (delay ? (delay[i] as number) : 0);
+  const order = Int32Array.from({ length: w.size }, (_, i) => i);
+  if (delay) order.sort((a, b) => reach(a) - reach(b) || a - b);
   let next = 0;
   while (next < w.size || queue.size > 0) {
-    if (next < w.size && (w.arrivalMs[next] as number) <= queue.peekTime()) {
-      now = w.arrivalMs[next] as number;
-      arrive(next, now);
+    if (next < w.size && reach(order[next] as number) <= queue.peekTime()) {
+      const i = order[next] as number;
+      now = reach(i);
+      arrive(i, now);
       next++;
       continue;
     }
@@ -271,7 +288,10 @@ export function simulatePolicy(
         transferred(event.payload as number, event.origin, event.t);
         break;
       case DELIVERY:
-        router.ingest(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
+        front.deliver(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
+        break;
+      case FRONT:
+        (event.payload as (t: number) => void)(event.t);
         break;
       case REPORT:
         if (info.loadReports) report(event.t, info.loadReports);
@@ -282,9 +302,10 @@ export function simulatePolicy(
     }
   }
   onProgress(completed);
-  const stats = router.stats(now);
+  config.observe?.({ requests, routedTo });
+  const stats = front.stats(now);
   return summarise({
-    policy: router.policyName,
+    policy: stats.policy,
     ids,
     requests,
     prefillLegs,
@@ -293,7 +314,7 @@ export function simulatePolicy(
     prefilled,
     engines,
     overflows,
-    fallbacks,
+    fallbacks: front.fallbacks,
     expired,
     reasons: stats.decisions.byReason,
     accuracy: stats.accuracy,

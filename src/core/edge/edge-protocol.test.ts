@@ -15,7 +15,8 @@ function pool(edge: PoolSettingsInput["edge"] = {}, extra: Partial<PoolSettingsI
     origins: ORIGINS.map((id) => ({ id, url: `http://${id}.test` })),
     policy: policyOf("cost"),
     coordination: "edge",
-    edge,
+    // Every chunk indexed, so small prompts show the protocol; the grain has its own test.
+    edge: { chunkStride: 1, ...edge },
     ...extra,
   });
 }
@@ -212,5 +213,25 @@ describe("edge coordination", () => {
     expect(a.nextSyncAt(20)).toBe(112);
     sync(a, 1000);
     expect(a.nextSyncAt(1000)).toBeNull();
+  });
+
+  it("on the default grain, claims and matches go by whole strides of 8 chunks", () => {
+    const { isolates, sync, coordinator } = cluster(2, { chunkStride: 8 });
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    // 8 + 4 x 8 = 40 chunks: 5 strides.
+    const first = a.route(turn(7, 7), 10);
+    const request = a.startSync(20) as NonNullable<ReturnType<EdgeReplica["startSync"]>>;
+    const record = request.batch?.records[0];
+    expect(record?.t === "route" && record.run).toEqual(
+      turn(7, 7).chunkHashes.filter((_, i) => i % 8 === 7),
+    );
+    a.onAnswer(coordinator.sync(request, 20), 20);
+    sync(b, 40);
+    // The next turn adds 4 chunks: still 5 whole strides, all held where the first went.
+    const second = b.route(turn(7, 8), 50);
+    expect(second.origin).toBe(first.origin);
+    expect(second.matchedTokens).toBe(40 * 64);
   });
 });

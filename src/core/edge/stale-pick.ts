@@ -45,29 +45,20 @@ const READS_OUTSTANDING: ReadonlySet<string> = new Set([
 /** Requests through a prefix (decayed) before it counts as shared, as the fallback's default. */
 export const SHARED_HEAT = 4;
 
-/** How far a candidate may trail the choice: in a score's seconds, or in requests in flight. */
-export interface Margin {
-  readonly seconds: number;
+/**
+ * What the rest of the pool probably routed that this replica's view does not show yet: for a
+ * view `stalenessMs` old, the pool's rate times that, in requests and in prefill work.
+ */
+export interface Unseen {
   readonly requests: number;
+  /** Prefill work (short-context token equivalents, prefill-work.ts). */
+  readonly work: number;
 }
 
-/** The margin for a view `stalenessMs` old, given the pool's rate. */
-export function stalenessMargin(
-  rate: PoolRate,
-  stalenessMs: number,
-  context: PolicyContext,
-): Margin {
-  let n = 0;
-  let speed = 0;
-  for (const o of context.origins) {
-    if (!o.eligible) continue;
-    n++;
-    speed += o.prefillTokensPerSecond;
-  }
-  if (n === 0 || !(stalenessMs > 0)) return { seconds: 0, requests: 0 };
-  const s = stalenessMs / 1000;
-  const requests = (rate.requestsPerSecond * s) / n;
-  return { seconds: (requests * rate.meanPrefillWork) / (speed / n), requests };
+export function unseenSince(rate: PoolRate, stalenessMs: number): Unseen {
+  if (!(stalenessMs > 0)) return { requests: 0, work: 0 };
+  const requests = (rate.requestsPerSecond * stalenessMs) / 1000;
+  return { requests, work: requests * rate.meanPrefillWork };
 }
 
 /**
@@ -88,43 +79,64 @@ export function requestSeed(
   return ((key % 4294967296) ^ Math.floor(key / 4294967296)) | 0;
 }
 
-/** The decision a replica acts on: the better of two drawn among the policy's best candidates. */
+/**
+ * The decision a replica acts on: drawn among the policy's best candidates in proportion to the
+ * share of the unseen traffic a central router would have given each (water-filling).
+ */
 export function pickAmongBest(
   policy: string,
   context: PolicyContext,
   decision: Decision,
-  margin: Margin,
+  unseen: Unseen,
 ): Decision {
   const chosen = decision.origin;
   if (chosen < 0) return decision;
   const { origins, matchedTokens, rng } = context;
   const scores = decision.scores;
-  let score: (i: number) => number;
-  let slack: number;
+  let level: (i: number) => number;
+  let room: (i: number) => number;
+  let amount: number;
   if (scores) {
-    score = (i) => scores[i] as number;
-    slack = margin.seconds;
+    // Seconds to first token; an origin takes work at its prefill speed.
+    level = (i) => scores[i] as number;
+    room = (i) => (origins[i] as OriginView).prefillTokensPerSecond;
+    amount = unseen.work;
   } else if (READS_OUTSTANDING.has(policy)) {
-    score = (i) => (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight;
-    slack = margin.requests;
+    level = (i) => (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight;
+    room = (i) => (origins[i] as OriginView).weight;
+    amount = unseen.requests;
   } else {
     return decision;
   }
+  if (!(amount > 0)) return decision;
   const held = matchedTokens[chosen];
-  const bound = score(chosen) + slack;
   const candidates: number[] = [];
   for (let i = 0; i < origins.length; i++) {
-    if ((origins[i] as OriginView).eligible && matchedTokens[i] === held && score(i) <= bound) {
-      candidates.push(i);
-    }
+    if ((origins[i] as OriginView).eligible && matchedTokens[i] === held) candidates.push(i);
   }
   if (candidates.length < 2) return decision;
-  const k = candidates.length;
-  const first = rng.int(k);
-  const second = (first + 1 + rng.int(k - 1)) % k;
-  const a = candidates[first] as number;
-  const b = candidates[second] as number;
-  const pick = score(b) < score(a) ? b : a;
+  candidates.sort((a, b) => level(a) - level(b));
+  // The water level L: the unseen amount fills the lowest origins up to L (sum of (L - level)
+  // x room over those below it equals the amount).
+  let filled = 0;
+  let width = 0;
+  let top = 0;
+  for (const i of candidates) {
+    const l = level(i);
+    if (width > 0 && (filled + amount) / width <= l) break;
+    filled += l * room(i);
+    width += room(i);
+    top++;
+  }
+  const water = (filled + amount) / width;
+  let draw = rng.next() * amount;
+  let pick = candidates[0] as number;
+  for (let k = 0; k < top; k++) {
+    const i = candidates[k] as number;
+    pick = i;
+    draw -= (water - level(i)) * room(i);
+    if (draw < 0) break;
+  }
   if (pick === chosen) return decision;
   const rest = (decision.ranking ?? []).filter((i) => i !== pick);
   return { origin: pick, reason: decision.reason, ranking: [pick, ...rest], scores };

@@ -35,8 +35,15 @@ export const edgeSettings = z
     logMaxRecords: z.number().int().min(1000).max(1_000_000).default(65_536),
     /** Unsent records a replica keeps while its coordinator does not answer (oldest dropped). */
     bufferMaxRecords: z.number().int().min(100).max(1_000_000).default(20_000),
-    /** Chunks past the shared prefix that key a request (ties, power of two). */
-    keyChunks: z.number().int().min(1).max(64).default(4),
+    /**
+     * Replicas and coordinators index every `chunkStride`-th chunk hash: a prefix is named every
+     * stride x chunkBytes bytes (512 tokens at the defaults), so every isolate's index, the CPU
+     * it spends applying the pool's claims and the bytes of each claim shrink stride-fold, and
+     * a match rounds down to that grain. 1 indexes every chunk, as the object does.
+     */
+    chunkStride: z.number().int().min(1).max(32).default(8),
+    /** Index chunks (strides) past the shared prefix that key a request (ties, power of two). */
+    keyChunks: z.number().int().min(1).max(64).default(1),
     /** Staleness past which a replica's view counts as no staler (degraded mode's cap). */
     maxStalenessMs: z.number().int().min(100).max(600_000).default(5000),
   })
