@@ -50,7 +50,9 @@ export class EdgeCounters {
   webhooks = 0;
   /** Per coordinator group, syncs it received per whole second of simulated time. */
   readonly callsPerSecond: Map<number, number>[];
+  /** The root's calls per second: exchanges with coordinators and webhooks; exchanges alone. */
   readonly rootCallsPerSecond = new Map<number, number>();
+  readonly rootExchangesPerSecond = new Map<number, number>();
   /** Sampled sync sizes in bytes: the request (batch) and the answer (delta or bootstrap). */
   readonly requestBytes: number[] = [];
   readonly answerBytes: number[] = [];
@@ -185,22 +187,26 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
       env.schedule(t + oneWay, (at) => {
         c.rootExchanges++;
         bump(c.rootCallsPerSecond, at);
+        bump(c.rootExchangesPerSecond, at);
         const answer = root.exchange(report, at);
         env.schedule(at + oneWay, (back) => {
           if (!down(back)) coordinator.onRootAnswer(answer, back);
         });
       });
     };
-    coordinators.forEach((_, g) => exchange(g, 0));
+    for (let g = 0; g < coordinators.length; g++) exchange(g, 0);
 
-    const sampleMemory = (t: number) => {
-      if (completed >= env.size) return;
+    const measureMemory = (t: number) => {
       for (const r of replicas) {
         const { index } = r.stats(t);
         c.replicaIndexBytes = Math.max(c.replicaIndexBytes, index.bytes);
         c.replicaIndexChunks = Math.max(c.replicaIndexChunks, index.chunks);
         c.replicaWaiting = Math.max(c.replicaWaiting, r.waiting.records);
       }
+    };
+    const sampleMemory = (t: number) => {
+      if (completed >= env.size) return;
+      measureMemory(t);
       env.schedule(t + MEMORY_SAMPLE_MS, sampleMemory);
     };
     env.schedule(MEMORY_SAMPLE_MS, sampleMemory);
@@ -256,6 +262,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         return fallbacks;
       },
       stats(t) {
+        measureMemory(t);
         // What is still waiting goes now, so the coordinators saw every decision.
         replicas.forEach((r, k) => {
           const coordinator = coordinators[topology.groupOfIsolate(k)] as EdgeCoordinator;

@@ -7,14 +7,15 @@
  * function of its spec and seed.
  */
 import { profileNamed } from "../../../sim/engine/profiles.ts";
-import { quantile, round } from "../../../sim/report/stats.ts";
+import { round } from "../../../sim/report/stats.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
 import { type SimConfig, simulatePolicy } from "../run/fleet-sim.ts";
 import { informationOf } from "../run/information.ts";
 import { type BenchSpec, withSeed, workloadOf } from "../run/runner.ts";
 import type { Workload } from "../workload/workload.ts";
-import { type EdgeCounters, edgeFront, type Outage, peak } from "./edge-front.ts";
+import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
+import { edgeFront, type Outage } from "./edge-front.ts";
 import { objectOutageFront } from "./object-outage-front.ts";
 import {
   type RouteFigures,
@@ -53,24 +54,6 @@ export interface RunFigures extends RouteFigures {
   failed: number;
 }
 
-export interface EdgeFigures {
-  /** Coordinator and root calls (syncs, exchanges) per request; webhooks not counted (both modes make them). */
-  callsPerRequest: number;
-  syncsPerRequest: number;
-  /** Busiest second of the busiest coordinator, and of the root (exchanges and webhooks). */
-  peakSyncsPerSecond: number;
-  peakRootCallsPerSecond: number;
-  requestBytes: { mean: number; p99: number };
-  answerBytes: { mean: number; p99: number };
-  bootstraps: { count: number; meanBytes: number };
-  viewAgeMs: { p50: number; p99: number; max: number };
-  /** Decisions made with no view yet (a cold replica) and while degraded. */
-  coldDecisions: number;
-  degradedDecisions: number;
-  replica: { indexBytes: number; indexChunks: number; waitingRecords: number };
-  protocol: Record<string, number>;
-}
-
 export interface OutageFigures {
   fromMs: number;
   toMs: number;
@@ -94,46 +77,6 @@ export interface SeedPair {
   sync: RunFigures;
   edge: RunFigures & { edge: EdgeFigures };
   outage: OutageFigures | null;
-}
-
-const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-
-function sizes(xs: readonly number[]): { mean: number; p99: number } {
-  const sorted = Float64Array.from(xs).sort();
-  return { mean: Math.round(mean(xs)), p99: quantile(sorted, 0.99) };
-}
-
-function edgeFigures(
-  c: EdgeCounters,
-  protocol: Record<string, number>,
-  requests: number,
-): EdgeFigures {
-  const ages = Float64Array.from(c.viewAgeMs.filter((a) => !Number.isNaN(a))).sort();
-  return {
-    callsPerRequest: round((c.syncs + c.rootExchanges) / Math.max(1, requests), 4),
-    syncsPerRequest: round(c.syncs / Math.max(1, requests), 4),
-    peakSyncsPerSecond: Math.max(0, ...c.callsPerSecond.map(peak)),
-    peakRootCallsPerSecond: peak(c.rootCallsPerSecond),
-    requestBytes: sizes(c.requestBytes),
-    answerBytes: sizes(c.answerBytes),
-    bootstraps: {
-      count: protocol["coordinator.bootstraps"] ?? 0,
-      meanBytes: Math.round(mean(c.bootstrapBytes)),
-    },
-    viewAgeMs: {
-      p50: round(quantile(ages, 0.5), 1),
-      p99: round(quantile(ages, 0.99), 1),
-      max: round(quantile(ages, 1), 1),
-    },
-    coldDecisions: requests - ages.length,
-    degradedDecisions: c.degradedDecisions,
-    replica: {
-      indexBytes: c.replicaIndexBytes,
-      indexChunks: c.replicaIndexChunks,
-      waitingRecords: c.replicaWaiting,
-    },
-    protocol,
-  };
 }
 
 /** The replay's configuration for `seed`: the policy as its information model tells it. */

@@ -1,7 +1,7 @@
 /**
  * Runs the edge benchmark's replays on at most `threads` worker threads (the machine has 2
  * cores), first come first served, or in this thread with `threads: 0` (tests). A task is a
- * seed's pair (edge-pair.ts) or one capacity probe (edge-capacity.ts); each is a pure function
+ * seed's pair (edge-pair.ts) or one protocol replay at a pool rate (edge-rate.ts); each is a pure function
  * of itself, so which worker runs it never changes a result.
  */
 import { Worker } from "node:worker_threads";
