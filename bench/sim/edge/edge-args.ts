@@ -13,7 +13,11 @@ export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's
   --coordinators N       coordinator objects S (default 1)
   --colo-stickiness P    probability a request reaches its user's home colo (default 0.9)
   --rtt-far MS           added round trip to the antipodal colo (default 150; 2 ms within one)
-  --flush-ms MS          edge.flushMs (default the setting's, 250)
+  --flush-ms MS          edge.flushMs (default the setting's, 100)
+  --root-interval-ms MS  edge.rootIntervalMs (default the setting's, 500)
+  --object-rtt 0|1       1 (default): object mode's requests wait a round trip to the pool's
+                         object (in the middle colo) before their origin fetch, as the Worker's
+                         do; 0: network time is zero in both modes, as in npm run bench
   --outage-s S           a coordinator outage of S seconds at 40% of the replay (default 60; 0 none)
   --sweep NAME=LIST      isolates=1,8,32,128 | colos=1,4,16 | flush=100,250,500,1000,2000: one
                          paired row per value, everything else as given
@@ -32,6 +36,8 @@ export interface EdgeCliOptions {
   coloStickiness: number;
   rttFarMs: number;
   flushMs: number | undefined;
+  rootIntervalMs: number | undefined;
+  objectRtt: boolean;
   outageSeconds: number;
   sweep: { name: SweepName; values: number[] } | null;
   rates: number[];
@@ -58,6 +64,8 @@ const EDGE_OPTIONS = {
   "colo-stickiness": { type: "string" },
   "rtt-far": { type: "string" },
   "flush-ms": { type: "string" },
+  "root-interval-ms": { type: "string" },
+  "object-rtt": { type: "string" },
   "outage-s": { type: "string" },
   sweep: { type: "string" },
   rate: { type: "string" },
@@ -117,6 +125,11 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
       values["flush-ms"] === undefined
         ? undefined
         : int("flush-ms", values["flush-ms"], 250, 10, 30_000),
+    rootIntervalMs:
+      values["root-interval-ms"] === undefined
+        ? undefined
+        : int("root-interval-ms", values["root-interval-ms"], 500, 50, 60_000),
+    objectRtt: int("object-rtt", values["object-rtt"], 1, 0, 1) === 1,
     outageSeconds: int("outage-s", values["outage-s"], 60, 0, 3600),
     sweep,
     rates: values.rate === undefined ? [] : list("rate", values.rate, 1, 1_000_000),

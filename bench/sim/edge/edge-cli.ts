@@ -4,6 +4,7 @@
  * pure functions of the options (no wall-clock value enters the JSON).
  */
 import { resolve } from "node:path";
+import { edgeSettings } from "../../../src/core/settings/edge-settings.ts";
 import { REPO_ROOT } from "../args.ts";
 import { toJson, writeFile } from "../report/write.ts";
 import type { EdgeCliOptions } from "./edge-args.ts";
@@ -31,10 +32,13 @@ function specOf(o: EdgeCliOptions, coordinators: number): EdgeSpec {
       rttFarMs: o.rttFarMs,
     },
     stickiness: { colo: o.coloStickiness, isolate: 0 },
-    edge: o.flushMs === undefined ? {} : { flushMs: o.flushMs },
+    edge: {
+      ...(o.flushMs === undefined ? {} : { flushMs: o.flushMs }),
+      ...(o.rootIntervalMs === undefined ? {} : { rootIntervalMs: o.rootIntervalMs }),
+    },
     outage: o.outageSeconds > 0 ? { at: OUTAGE_AT, durationMs: o.outageSeconds * 1000 } : null,
     sampleEvery: SAMPLE_EVERY,
-    objectRtt: false,
+    objectRtt: o.objectRtt,
   };
 }
 
@@ -43,7 +47,7 @@ function configurations(o: EdgeCliOptions): { label: string; spec: EdgeSpec }[] 
   const base = specOf(o, o.coordinators[0] as number);
   const name = (s: EdgeSpec) =>
     `I=${s.topology.isolates} C=${s.topology.colos} S=${s.topology.coordinators} flush=${
-      s.edge.flushMs ?? 250
+      s.edge.flushMs ?? edgeSettings.parse({}).flushMs
     }ms`;
   if (!o.sweep) return [{ label: name(base), spec: base }];
   return o.sweep.values.map((v) => {

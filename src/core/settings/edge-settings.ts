@@ -15,8 +15,12 @@ export const edgeSettings = z
   .object({
     /** A replica syncs once it holds this many records (decisions, completions, failures). */
     flushRecords: z.number().int().min(1).max(100_000).default(256),
-    /** ... or once its oldest unsent record is this old (B). */
-    flushMs: z.number().int().min(10).max(30_000).default(250),
+    /**
+     * ... or once its oldest unsent record is this old (B). 100 ms: on the simulator (I = 32,
+     * C = 4) 250 ms cost 10-40% more TTFT than 100 ms, and 25-50 ms gained little more
+     * (bench/sim/README.md, "Edge coordination").
+     */
+    flushMs: z.number().int().min(10).max(30_000).default(100),
     /**
      * After a request, keep syncing every `flushMs` for this long even with nothing to report
      * (within the request's `waitUntil`, at most 30 s), so the view is fresh at the next
