@@ -234,4 +234,31 @@ describe("edge coordination", () => {
     expect(second.origin).toBe(first.origin);
     expect(second.matchedTokens).toBe(40 * 64);
   });
+  it("through a coordinator outage, a conversation's turns routed by different isolates meet on one origin", () => {
+    const { isolates, sync } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    // Six conversations under the shared 8-chunk prompt: both learn it is shared.
+    for (let c = 0; c < 6; c++) {
+      const d = a.route(turn(c, 0), 10 + c);
+      a.complete(d.ticket as string, { ok: true }, 20 + c);
+    }
+    sync(a, 100);
+    sync(b, 110);
+    // The coordinator stops answering; past maxStalenessMs (5 s) each replica routes alone.
+    sync(a, 200, true);
+    sync(b, 200, true);
+    // b has requests of its own in flight, which a cannot see.
+    for (let c = 50; c < 53; c++) b.route(turn(c, 0), 6000 + c);
+    let met = 0;
+    for (let c = 100; c < 112; c++) {
+      const first = a.route(turn(c, 0), 7000 + c);
+      a.complete(first.ticket as string, { ok: true }, 7100 + c);
+      const second = b.route(turn(c, 1), 7200 + c);
+      b.complete(second.ticket as string, { ok: true }, 7300 + c);
+      if (second.origin === first.origin) met++;
+    }
+    expect(met).toBe(12);
+  });
 });

@@ -42,7 +42,7 @@ import { DecayedRate } from "./decayed-rate.ts";
 import { edgeIndexPool, strided } from "./edge-grain.ts";
 import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
 import { RecordBuffer } from "./record-buffer.ts";
-import { pickAmongBest, requestSeed, unseenSince } from "./stale-pick.ts";
+import { pickAlone, pickAmongBest, requestSeed, unseenSince } from "./stale-pick.ts";
 import type {
   HotPrefixEntry,
   PoolRate,
@@ -132,7 +132,9 @@ export class EdgeReplica {
         load: (id, own, now) => this.#overlay.view(id, own, now, fresh()),
         seed: (context) => requestSeed(context, this.#pool.edge.keyChunks, this.#hot),
         pick: (context, decision) =>
-          pickAmongBest(this.#pool.policy.type, context, decision, this.#unseen(context.now)),
+          this.#alone(context.now)
+            ? pickAlone(context, decision, this.#pool.edge.keyChunks, this.#hot)
+            : pickAmongBest(this.#pool.policy.type, context, decision, this.#unseen(context.now)),
       },
     });
   }
@@ -144,6 +146,12 @@ export class EdgeReplica {
   /** The last sync failed: the replica routes on its own view until one succeeds. */
   get degraded(): boolean {
     return this.#failedInRow > 0;
+  }
+
+  /** Degraded for longer than `maxStalenessMs`: route alone (stale-pick.ts, `pickAlone`). */
+  #alone(now: number): boolean {
+    const at = this.#overlay.at;
+    return this.degraded && at !== null && now - at > this.#pool.edge.maxStalenessMs;
   }
 
   /** Age of the view (since the last answer arrived), or null before the first. */

@@ -1,6 +1,6 @@
 /**
  * How an edge replica turns its policy's decision into the one it acts on, and what it seeds
- * that decision's random draws with (docs/architecture.md, "Scale: two coordination modes").
+ * that decision's random draws with (docs/architecture.md, "Edge coordination").
  *
  * Seed: a hash of the request (`requestSeed`), so every replica breaks a request's ties alike
  * (a per-isolate random stream alone cost ~2% hit rate at zero delay in this simulator). The
@@ -10,26 +10,24 @@
  *
  * Pick (`pickAmongBest`): with a stale view every replica sees the same origin as the least
  * loaded and sends it everything until the next sync (herding; Mitzenmacher, "How useful is old
- * information?", IEEE TPDS 2000, who shows that the better of two random choices does well on
- * old information where the best of all does badly). So among the policy's best candidates the
- * replica draws two (from the seeded stream) and takes the better:
+ * information?", IEEE TPDS 2000). So among the policy's best candidates (the eligible origins
+ * that hold exactly as much of the prompt as its choice: a cache hit stays on its holders) the
+ * replica draws in proportion to the share a central router would have given each of what the
+ * rest of the pool probably routed while the view was stale (water-filling, `Unseen`). `cost`:
+ * levels are its scores (seconds), the amount is prefill work; policies that read requests in
+ * flight: requests per weight; `round-robin`, `random`, `power-of-two` and `prefix-hash` keep
+ * their choice. With a fresh view the amount is 0 and the choice stands.
  *
- * - best candidates: the eligible origins that hold exactly as much of the prompt as the
- *   policy's choice (a cache hit stays on its holders; a replicate or a new prompt may spread),
- *   and whose score is within `margin` of the choice's. `cost`: its score (estimated seconds
- *   to first token plus the price of leaving a cached prefix), margin = the queue the rest of
- *   the pool probably added to one origin while the view was stale, in seconds of prefill:
- *   rho * s, with rho = pool rate x mean prefill work / (origins x mean speed) and s the view's
- *   staleness (its age plus the flush interval, at most `maxStalenessMs`). `least-outstanding`,
- *   `cache-aware`, `hybrid`, `llm-d`, `llm-d-precise`, `dynamo`: requests in flight per unit of
- *   weight, margin = the requests the rest of the pool probably sent one origin meanwhile
- *   (rate x s / origins). `round-robin`, `random`, `power-of-two` and `prefix-hash` do not
- *   read the pool's shared load (or already draw at random): their choice stands.
- * - better of the two: the lower score (the first drawn on a tie).
- * With a fresh view the margin is 0: only exact ties are candidates, broken by the seed.
+ * Alone (`pickAlone`): once the replica's coordinator has not answered for longer than
+ * `maxStalenessMs`, the vector no longer says where load is and the other isolates' claims
+ * since are unseen. A request whose prompt this replica knows no origin to hold past its
+ * shared prefix then goes where its key hashes (rendezvous), skipping origins this replica
+ * sees above `ALONE_BOUND` x the mean in flight: every isolate sends a conversation's turns to
+ * one origin without sharing state, as object mode's fallback (prefix-hash past the shared
+ * prefix) does.
  */
 import type { Decision, OriginView, PolicyContext } from "../policies/policy.ts";
-import { prefixKey } from "../policies/rendezvous.ts";
+import { prefixKey, rendezvousOrder } from "../policies/rendezvous.ts";
 import type { PoolRate } from "./sync-protocol.ts";
 
 /** Policies whose choice reads requests in flight: they herd on a stale view. */
@@ -68,15 +66,69 @@ export function unseenSince(rate: PoolRate, stalenessMs: number): Unseen {
 export function requestSeed(
   context: PolicyContext,
   keyChunks: number,
-  hot: readonly { readonly hash: number; readonly depth: number }[],
+  hot: readonly HotPrefix[],
 ): number {
+  const key = requestKey(context, keyChunks, hot).key;
+  return ((key % 4294967296) ^ Math.floor(key / 4294967296)) | 0;
+}
+
+interface HotPrefix {
+  readonly hash: number;
+  readonly depth: number;
+}
+
+/** The request's key past its shared (or hot) prefix, and that prefix's length in chunks. */
+function requestKey(
+  context: PolicyContext,
+  keyChunks: number,
+  hot: readonly HotPrefix[],
+): { key: number; shared: number } {
   const { chunkHashes, promptTokens, sessionKey } = context.request;
   let shared = Math.floor(context.sharedTokens(SHARED_HEAT) / context.tokensPerChunk);
   for (const h of hot) {
     if (h.depth > shared && chunkHashes[h.depth - 1] === h.hash) shared = h.depth;
   }
-  const key = prefixKey(chunkHashes, keyChunks, sessionKey, shared) ?? promptTokens;
-  return ((key % 4294967296) ^ Math.floor(key / 4294967296)) | 0;
+  return { key: prefixKey(chunkHashes, keyChunks, sessionKey, shared) ?? promptTokens, shared };
+}
+
+/** In flight on an origin, over the eligible mean, past which routing alone skips it. */
+export const ALONE_BOUND = 1.25;
+
+/** Routing alone (see the header): the key's origin unless a private match or its load says not. */
+export function pickAlone(
+  context: PolicyContext,
+  decision: Decision,
+  keyChunks: number,
+  hot: readonly HotPrefix[],
+): Decision {
+  const chosen = decision.origin;
+  if (chosen < 0) return decision;
+  const { origins, matchedTokens } = context;
+  const { key, shared } = requestKey(context, keyChunks, hot);
+  // This replica knows where the prompt is cached past its shared part: keep the policy's hold.
+  if ((matchedTokens[chosen] as number) > shared * context.tokensPerChunk) return decision;
+  const eligible: number[] = [];
+  let inFlight = 0;
+  for (let i = 0; i < origins.length; i++) {
+    const o = origins[i] as OriginView;
+    if (!o.eligible) continue;
+    eligible.push(i);
+    inFlight += o.outstanding / o.weight;
+  }
+  const bound = ALONE_BOUND * (inFlight / Math.max(1, eligible.length)) + 1;
+  const order = rendezvousOrder(key, eligible, (i) => origins[i] as OriginView);
+  const pick =
+    order.find(
+      (i) => (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight <= bound,
+    ) ?? (order[0] as number);
+  if (pick === chosen) return decision;
+  const rest = (decision.ranking ?? []).filter((i) => i !== pick);
+  return {
+    origin: pick,
+    reason: decision.reason,
+    ranking: [pick, ...rest],
+    scores: decision.scores,
+  };
 }
 
 /**
