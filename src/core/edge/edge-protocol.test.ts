@@ -261,4 +261,28 @@ describe("edge coordination", () => {
     }
     expect(met).toBe(12);
   });
+  it("routing alone, a replica skips no origin for load the frozen vector shows from before the outage", () => {
+    const { isolates, sync } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    for (let c = 0; c < 6; c++) {
+      const d = a.route(turn(c, 0), 10 + c);
+      a.complete(d.ticket as string, { ok: true }, 20 + c);
+    }
+    // Ten turns of one conversation in flight on its holder when the coordinator goes away.
+    const holder = a.route(turn(1, 1), 30).origin;
+    for (let t = 2; t < 12; t++) expect(a.route(turn(1, t), 30 + t).origin).toBe(holder);
+    sync(a, 100);
+    sync(b, 110);
+    sync(b, 200, true);
+    let toHolder = 0;
+    for (let c = 100; c < 140; c++) {
+      const d = b.route(turn(c, 0), 6000 + c);
+      b.complete(d.ticket as string, { ok: true }, 6000 + c);
+      if (d.origin === holder) toHolder++;
+    }
+    // Those ten may have ended long ago: the holder takes its share of keys (about a quarter).
+    expect(toHolder).toBeGreaterThan(4);
+  });
 });

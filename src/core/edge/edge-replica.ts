@@ -129,7 +129,9 @@ export class EdgeReplica {
       model: options.model,
       ticketPrefix: `${options.isolate}-`,
       edge: {
-        load: (id, own, now) => this.#overlay.view(id, own, now, fresh()),
+        // Routing alone, the frozen vector no longer says where load is: only this isolate's own.
+        load: (id, own, now) =>
+          this.#alone(now) ? own : this.#overlay.view(id, own, now, fresh()),
         seed: (context) => requestSeed(context, this.#pool.edge.keyChunks, this.#hot),
         pick: (context, decision) =>
           this.#alone(context.now)
