@@ -93,7 +93,7 @@ describe("fleet simulation", () => {
     expect(c).toBe(a);
     const other = toJson(await runBenchmark({ ...TINY, seed: 2 }, policies, { threads: 0 }));
     expect(other).not.toBe(a);
-  });
+  }, 60_000);
 
   it("is slower for everyone when the load is higher", async () => {
     const low = await runBenchmark({ ...TINY, load: 0.2 }, ["least-outstanding"], { threads: 0 });
@@ -137,7 +137,7 @@ describe("fleet simulation", () => {
     const a = toJson(await runBenchmark(spec, ["cost", "dynamo"], { threads: 0 }));
     const b = toJson(await runBenchmark(spec, ["cost", "dynamo"], { threads: 2 }));
     expect(b).toBe(a);
-  });
+  }, 60_000);
 
   it("long outputs from --output-scale: more tokens, the same prompts", () => {
     const w = workloadOf(TINY);
