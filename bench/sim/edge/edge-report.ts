@@ -126,7 +126,9 @@ export function summarisePairs(label: string, pairs: readonly SeedPair[]): PairS
   };
 }
 
-const ci = (r: RatioStats) => `${r.mean.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}]`;
+/** Mean [95% CI]; n/a when no seed had the figure (e.g. an outage running past the replay). */
+const ci = (r: RatioStats) =>
+  r.n === 0 ? "n/a" : `${r.mean.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}]`;
 
 /** The paired table: one row per configuration. */
 export function pairTable(rows: readonly PairSummary[]): string {
