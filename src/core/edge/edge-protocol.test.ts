@@ -285,4 +285,26 @@ describe("edge coordination", () => {
     // Those ten may have ended long ago: the holder takes its share of keys (about a quarter).
     expect(toHolder).toBeGreaterThan(4);
   });
+  it("an isolate idle past warmMs routes new prompts alone, not on the load its old view shows", () => {
+    const { isolates, sync } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    for (let c = 0; c < 6; c++) {
+      const d = a.route(turn(c, 0), 10 + c);
+      a.complete(d.ticket as string, { ok: true }, 20 + c);
+    }
+    const holder = a.route(turn(1, 1), 30).origin;
+    for (let t = 2; t < 12; t++) a.route(turn(1, t), 30 + t);
+    sync(a, 100);
+    sync(b, 110);
+    // b hears nothing for 40 s (no request, so no sync); those ten ended long ago.
+    let toHolder = 0;
+    for (let c = 100; c < 140; c++) {
+      const d = b.route(turn(c, 0), 40_000 + c);
+      b.complete(d.ticket as string, { ok: true }, 40_000 + c);
+      if (d.origin === holder) toHolder++;
+    }
+    expect(toHolder).toBeGreaterThan(4);
+  });
 });

@@ -150,10 +150,14 @@ export class EdgeReplica {
     return this.#failedInRow > 0;
   }
 
-  /** Degraded for longer than `maxStalenessMs`: route alone (stale-pick.ts, `pickAlone`). */
+  /**
+   * The view is older than `maxStalenessMs`: the coordinator has not answered for that long, or
+   * this isolate was idle past `warmMs` and stopped syncing. Route alone (stale-pick.ts,
+   * `pickAlone`) until an answer comes.
+   */
   #alone(now: number): boolean {
     const at = this.#overlay.at;
-    return this.degraded && at !== null && now - at > this.#pool.edge.maxStalenessMs;
+    return at !== null && now - at > this.#pool.edge.maxStalenessMs;
   }
 
   /** Age of the view (since the last answer arrived), or null before the first. */
