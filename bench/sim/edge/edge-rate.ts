@@ -39,6 +39,7 @@ export interface RateFigures extends EdgeFigures {
   warmCallsPerRequest: number;
 }
 
+/** Each origin's reported KV capacity, an 8B model's order on one 80 GB GPU (caps its claims). */
 const KV_TOKENS = 2_000_000;
 
 export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: number): RateFigures {
