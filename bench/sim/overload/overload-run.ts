@@ -51,23 +51,23 @@ export function runOverload(base: Workload, setup: OverloadSetup, c: OverloadCas
   const w = atRate(base, c.load * setup.capacityRps);
   const tenantOf = assignTenants(w, c.tenants, spec.seed);
   const clients = clientsOf(c.tenants);
-  const { result, front } = simulate(w, {
+  const { result, clients: record } = simulate(w, {
     policy: policyOf(policy),
     origins: spec.origins,
     profile: profileNamed(spec.profile),
     seed: spec.seed,
     information: informationOf(policy, { ...spec, prefillCalibration: 1 }),
-    front: {
+    clients: {
       admission: c.admission,
       clients: setup.clients,
       clientOf: (i) => clients[tenantOf[i] as number] as (typeof clients)[number],
       seed: spec.seed,
     },
   });
-  if (!front) throw new Error("an overload replay has a front");
+  if (!record) throw new Error("an overload replay has clients");
   const figures = overloadFigures({
     w,
-    record: front,
+    record,
     tenants: c.tenants,
     tenantOf,
     objectiveMs: setup.objectiveMs,

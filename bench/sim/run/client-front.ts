@@ -18,9 +18,13 @@
  * `settle(now)` after every event, which runs admission's pump when something may have freed
  * room and keeps one wake-up scheduled at `Admission.wakeAt`.
  */
-import { Admission, type Offered, type Settled } from "../../../src/core/admission/admission.ts";
+import {
+  Admission,
+  type AdmissionRouter,
+  type Offered,
+  type Settled,
+} from "../../../src/core/admission/admission.ts";
 import { createRng, type Rng } from "../../../src/core/rng.ts";
-import type { CoreRouter } from "../../../src/core/router/core-router.ts";
 import type {
   RouteClient,
   RouteDecision,
@@ -106,7 +110,7 @@ export class ClientFront {
 
   constructor(
     size: number,
-    router: CoreRouter,
+    router: AdmissionRouter,
     request: (i: number) => RouteRequest,
     config: FrontConfig,
     hooks: FrontHooks,

@@ -161,7 +161,7 @@ describe("fleet simulation", () => {
     const a = toJson(await runBenchmark(spec, ["cost", "dynamo"], { threads: 0 }));
     const b = toJson(await runBenchmark(spec, ["cost", "dynamo"], { threads: 2 }));
     expect(b).toBe(a);
-  }, 30_000);
+  }, 60_000);
 
   it("long outputs from --output-scale: more tokens, the same prompts", () => {
     const w = workloadOf(TINY);

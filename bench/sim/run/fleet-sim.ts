@@ -11,6 +11,9 @@
  *   interval, arriving late; the engines' KV events after each step that caches or evicts
  *   blocks (with the "engine-events" index feed); each request's first token (`firstToken`).
  * Network time is zero: TTFT is queueing plus prefill, which is what routing changes.
+ * Who routes is the config's front (routing-front.ts): by default the pool's one router with
+ * the Worker's fallback, as the Durable Object runs it; edge coordination's front is many
+ * isolates' replicas and their coordinators (../edge/edge-front.ts), same engines, same clock.
  *
  * A P/D fleet (`SimConfig.pd`) gives the first origins role prefill and the rest decode. A
  * decision with a prefill leg sends the prefill origin's engine a one-token request (vLLM's
@@ -18,15 +21,15 @@
  * then the decode engine gets the request with that KV computed. `complete` carries the prefill
  * leg's cached tokens (`outcome.prefill`), as the Worker reports vLLM's prefill response.
  *
- * An overload replay (`SimConfig.front`, client-front.ts) puts clients and the pool's admission
+ * An overload replay (`SimConfig.clients`, client-front.ts) puts clients and the pool's admission
  * in front of the router: each arrival is offered to admission, which routes it then, later
  * (late binding) or sheds it; clients give up after a timeout (the engine aborts their
- * request) and retry. Requests never served are left out of the result's figures; the front's
+ * request) and retry. Requests never served are left out of the result's figures; the clients'
  * record has them.
  *
  * Same-time events run arrivals, then engine iterations, then KV transfers landing, then
- * deliveries, then load reports, then samples, then the front's events, each in insertion
- * order, so a seed replays a run exactly.
+ * deliveries, then the routing front's own events, then load reports, then samples, then the
+ * clients' events, each in insertion order, so a seed replays a run exactly.
  */
 
 import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
@@ -35,10 +38,9 @@ import type { EngineProfile } from "../../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import type { PolicySettings } from "../../../src/core/policies/index.ts";
-import { CoreRouter } from "../../../src/core/router/core-router.ts";
-import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
-import type { RouteDecision } from "../../../src/core/router/router-types.ts";
+import type { RouteDecision, RouteRequest } from "../../../src/core/router/router-types.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
+import type { PoolSettingsInput } from "../../../src/core/settings/settings-schema.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
 import {
   ClientFront,
@@ -51,6 +53,7 @@ import type { Information } from "./information.ts";
 import { disaggregationRule, type PdFleet, pdRole } from "./pd-fleet.ts";
 import { QueueProbe } from "./queue-probe.ts";
 import type { PolicyResult } from "./result-types.ts";
+import { type FrontFactory, syncFront } from "./routing-front.ts";
 import { summarise } from "./summarise.ts";
 import { Timeline } from "./timeline.ts";
 
@@ -62,22 +65,39 @@ export interface SimConfig {
   information: Information;
   /** Prefill/decode split of the `origins` (prefill + decode = origins); absent: aggregated. */
   pd?: PdFleet | null | undefined;
+  /** Who routes (routing-front.ts); default the pool's one router, as the object holds it. */
+  front?: FrontFactory | undefined;
   /** Clients and admission in front of the router (an overload replay); absent: none. */
-  front?: FrontConfig | null | undefined;
+  clients?: FrontConfig | null | undefined;
+  /** Pool settings beyond the fleet's (e.g. `coordination` and `edge`). */
+  pool?: Partial<PoolSettingsInput> | undefined;
+  /**
+   * Per request, the time from its arrival to its decision and its origin fetch (the round trip
+   * to the pool's object in object mode, when the replay models the network); TTFT counts it.
+   * Absent: zero, as everywhere else in the replay.
+   */
+  routeDelayMs?: Float64Array | undefined;
+  /** Called once at the end with every request as its engine saw it and where it went. */
+  observe?:
+    | ((run: { requests: readonly EngineRequest[]; routedTo: Int32Array }) => void)
+    | undefined;
 }
 
-/** A replay's result, with the front's record in an overload replay. */
+/** A replay's result, with the clients' record in an overload replay. */
 export interface SimOutcome {
   result: PolicyResult;
-  front: FrontRecord | null;
+  clients: FrontRecord | null;
 }
 
 const ENGINE = 1;
 const TRANSFER = 2;
 const DELIVERY = 3;
-const REPORT = 4;
-const SAMPLE = 5;
-const FRONT = 6;
+/** A routing front's own event (routing-front.ts), e.g. a sync arriving. */
+const FRONT = 4;
+const REPORT = 5;
+const SAMPLE = 6;
+/** The clients' and admission's events (client-front.ts). */
+const CLIENTS = 7;
 /** Period of the diagnostics (queue probe, timeline), whatever the policy is told. */
 const SAMPLE_MS = 1000;
 
@@ -99,7 +119,7 @@ export function simulate(
   if (fleet && fleet.prefill + fleet.decode !== origins) {
     throw new Error(`P/D fleet ${fleet.prefill}:${fleet.decode} is not ${origins} origins`);
   }
-  if (fleet && config.front) throw new Error("an overload replay runs an aggregated fleet");
+  if (fleet && config.clients) throw new Error("an overload replay runs an aggregated fleet");
   const ids = Array.from({ length: origins }, (_, i) => `gpu-${i}`);
   const indexOf = new Map(ids.map((id, i) => [id, i]));
   const pool = parsePool({
@@ -114,11 +134,10 @@ export function simulate(
     chunkBytes: w.chunkTokens * BYTES_PER_TOKEN,
     indexFeed: info.indexFeed,
     ...(fleet ? { disaggregation: disaggregationRule(fleet) } : {}),
+    ...config.pool,
   });
   const prefillRole = pool.origins.map((o) => o.role === "prefill");
   const wholeOnPrefill = pool.disaggregation.prefillServesWhole;
-  const router = new CoreRouter(pool, { model: w.model, seed: config.seed });
-  const fallback = new CoreRouter(fallbackPool(pool), { model: w.model, seed: config.seed });
   const kvEvents = info.indexFeed === "engine-events";
   const engines = ids.map(() => new Engine(profile, w.chunkTokens, { kvEvents }));
   const versions = new Int32Array(origins);
@@ -127,23 +146,26 @@ export function simulate(
   const span = w.size > 0 ? (w.arrivalMs[w.size - 1] as number) : 0;
   const timeline = new Timeline(origins, Math.max(SAMPLE_MS, span / 100));
   const probe = new QueueProbe();
+  const front = (config.front ?? syncFront)({
+    pool,
+    model: w.model,
+    seed: config.seed,
+    size: w.size,
+    schedule: (t, fn) => queue.push(t, FRONT, -1, 0, fn),
+  });
 
   const requests: (EngineRequest | undefined)[] = new Array(w.size);
   /** The prefill leg of each disaggregated request, on its prefill origin's engine. */
   const prefillLegs: (EngineRequest | undefined)[] = new Array(w.size);
   const transferMs: number[] = [];
-  const tickets: (string | null)[] = new Array(w.size).fill(null);
-  /** Which router issued each request's ticket: the pool's, or the fallback. */
-  const routedBy: CoreRouter[] = new Array(w.size);
   const routedTo = new Int32Array(w.size);
   const prefilled = new Float64Array(origins);
   let overflows = 0;
-  let fallbacks = 0;
   let expired = 0;
   let completed = 0;
 
   for (const id of ids) {
-    router.ingest(id, [{ type: "capacity", kvCapacityTokens: profile.kvCapacityTokens }], 0);
+    front.deliver(id, [{ type: "capacity", kvCapacityTokens: profile.kvCapacityTokens }], 0);
   }
   if (w.size > 0) queue.push(SAMPLE_MS, SAMPLE, -1);
   if (w.size > 0 && info.loadReports) queue.push(info.loadReports.intervalMs, REPORT, -1);
@@ -166,28 +188,28 @@ export function simulate(
     }
   };
 
-  const frontConfig = config.front ?? null;
-  const routeRequest = (i: number) => ({
-    chunkHashes: hashesOf(w, i),
-    promptTokens: w.promptTokens[i] as number,
-    client: frontConfig?.clientOf(i),
-  });
+  const clientConfig = config.clients ?? null;
+  /** Each request offered to admission, so its decision reaches the front under its number. */
+  const offered = new Map<RouteRequest, number>();
+  const routeRequest = (i: number): RouteRequest => {
+    const request = {
+      chunkHashes: hashesOf(w, i),
+      promptTokens: w.promptTokens[i] as number,
+      client: clientConfig?.clientOf(i),
+    };
+    if (clientConfig) offered.set(request, i);
+    return request;
+  };
+  // The engine request's arrival: the client's, when the replay models the route's delay (TTFT
+  // counts it); else when it was placed (after any wait at admission, which the clients count).
+  const startOf = (i: number, t: number) => (config.routeDelayMs ? (w.arrivalMs[i] as number) : t);
 
-  /** Request i, routed by the pool's router at `t` (`decision`), goes to its origin. */
-  const place = (i: number, routed: RouteDecision, t: number) => {
+  /** Request i, routed by the front at `t` (`decision`, always naming an origin), goes there. */
+  const place = (i: number, decision: RouteDecision, t: number) => {
     const hashes = hashesOf(w, i);
     const promptTokens = w.promptTokens[i] as number;
-    let decision = routed;
-    routedBy[i] = router;
-    if (decision.origin === null) {
-      // As the Worker does when the object cannot place a request: route alone.
-      fallbacks++;
-      decision = fallback.route({ chunkHashes: hashes, promptTokens }, t);
-      routedBy[i] = fallback;
-    }
     const o = indexOf.get(decision.origin as string) as number;
     const p = decision.prefill ? (indexOf.get(decision.prefill.origin) as number) : -1;
-    tickets[i] = decision.ticket;
     routedTo[i] = o;
     // Engine truth at arrival: did another origin that could have prefilled it (prefill
     // origins for a remote prefill; for one served whole, the others, and prefill origins too
@@ -202,32 +224,48 @@ export function simulate(
     if (engines.some(rival)) overflows++;
     if (p >= 0) {
       // The prefill leg: one output token, as the Worker asks vLLM's prefill engine.
-      const leg = engineRequest(i, hashes, promptTokens, 1, t);
+      const leg = engineRequest(i, hashes, promptTokens, 1, startOf(i, t));
       prefillLegs[i] = leg;
       submit(p, leg, t);
       return;
     }
-    const r = engineRequest(i, hashes, promptTokens, w.outputTokens[i] as number, t);
+    const output = w.outputTokens[i] as number;
+    const r = engineRequest(i, hashes, promptTokens, output, startOf(i, t));
     requests[i] = r;
     submit(o, r, t);
   };
 
-  const front =
-    frontConfig &&
-    new ClientFront(w.size, router, routeRequest, frontConfig, {
-      place,
-      abandon: (i, t) => {
-        (engines[routedTo[i] as number] as Engine).abort(requests[i] as EngineRequest);
-        const ticket = tickets[i];
-        // As the Worker reports a client that left: not ok, nobody blamed.
-        if (ticket) (routedBy[i] as CoreRouter).complete(ticket, { ok: false }, t);
+  const clients =
+    clientConfig &&
+    new ClientFront(
+      w.size,
+      {
+        route: (request, t) => {
+          const i = offered.get(request) as number;
+          offered.delete(request);
+          return front.route(i, request, t);
+        },
+        waitMs: (t, meanWork) => {
+          if (!front.waitMs) throw new Error("an overload replay runs the pool's one router");
+          return front.waitMs(t, meanWork);
+        },
       },
-      schedule: (t, payload) => queue.push(t, FRONT, -1, 0, payload),
-    });
+      routeRequest,
+      clientConfig,
+      {
+        place,
+        abandon: (i, t) => {
+          (engines[routedTo[i] as number] as Engine).abort(requests[i] as EngineRequest);
+          // As the Worker reports a client that left: not ok, nobody blamed.
+          front.complete(i, { ok: false }, t);
+        },
+        schedule: (t, payload) => queue.push(t, CLIENTS, -1, 0, payload),
+      },
+    );
 
   const arrive = (i: number, t: number) => {
-    if (front) front.arrive(i, t);
-    else place(i, router.route(routeRequest(i), t), t);
+    if (clients) clients.arrive(i, t);
+    else place(i, front.route(i, routeRequest(i), t), t);
   };
 
   /** A prefill leg ended at `t`: the KV its decode engine lacks travels there. */
@@ -252,17 +290,15 @@ export function simulate(
   const finish = (r: EngineRequest, t: number) => {
     const leg = prefillLegs[r.id];
     if (leg === r) return prefilledRemotely(leg, t);
-    const ticket = tickets[r.id];
-    if (ticket !== null && ticket !== undefined) {
-      const prefill = leg && { promptTokens: leg.promptTokens, cachedTokens: leg.cachedTokens };
-      const known = (routedBy[r.id] as CoreRouter).complete(
-        ticket,
-        { ok: true, promptTokens: r.promptTokens, cachedTokens: r.cachedTokens, prefill },
-        t,
-      );
-      if (!known) expired++;
-    }
-    front?.released();
+    const prefill = leg && { promptTokens: leg.promptTokens, cachedTokens: leg.cachedTokens };
+    const outcome = {
+      ok: true,
+      promptTokens: r.promptTokens,
+      cachedTokens: r.cachedTokens,
+      prefill,
+    };
+    if (!front.complete(r.id, outcome, t)) expired++;
+    clients?.released();
     if (++completed % 256 === 0) onProgress(completed);
   };
 
@@ -273,7 +309,7 @@ export function simulate(
       const result = engine.finish();
       prefilled[o] = (prefilled[o] as number) + result.prefilledTokens;
       if (info.firstToken) for (const r of result.started) firstToken(r, t);
-      if (front) for (const r of result.started) front.firstToken(r.id, t);
+      if (clients) for (const r of result.started) clients.firstToken(r.id, t);
       for (const r of result.done) finish(r, t);
     }
     const end = engine.start(t);
@@ -288,8 +324,7 @@ export function simulate(
     // A prefill leg's token is not the client's: the decode engine's first one is (and tells
     // the router both legs are past their prefill).
     if (prefillLegs[r.id] === r) return;
-    const ticket = tickets[r.id];
-    if (ticket) (routedBy[r.id] as CoreRouter).firstToken(ticket, t);
+    front.firstToken(r.id, t);
   };
 
   const report = (t: number, reports: NonNullable<Information["loadReports"]>) => {
@@ -306,25 +341,31 @@ export function simulate(
   };
 
   const sample = (t: number) => {
-    const views = router.stats(t).origins;
+    const queued = front.queued(t);
     engines.forEach((e, o) => {
-      probe.sample(views[o]?.queuedPrefillTokens ?? 0, e.prefillBacklog);
+      probe.sample(queued[o] ?? 0, e.prefillBacklog);
       timeline.sample(o, t, e.running + e.waiting, e.waiting);
     });
     if (unsettled()) queue.push(t + SAMPLE_MS, SAMPLE, -1);
   };
 
   /** Some request has yet to complete, or (in an overload replay) to fail for good. */
-  const unsettled = () => completed + (front?.failed ?? 0) < w.size;
+  const unsettled = () => completed + (clients?.failed ?? 0) < w.size;
 
   let now = 0;
+  // Requests reach the router in order of arrival plus their route delay.
+  const delay = config.routeDelayMs;
+  const reach = (i: number) => (w.arrivalMs[i] as number) + (delay ? (delay[i] as number) : 0);
+  const order = Int32Array.from({ length: w.size }, (_, i) => i);
+  if (delay) order.sort((a, b) => reach(a) - reach(b) || a - b);
   let next = 0;
   while (next < w.size || queue.size > 0) {
-    if (next < w.size && (w.arrivalMs[next] as number) <= queue.peekTime()) {
-      now = w.arrivalMs[next] as number;
-      arrive(next, now);
+    if (next < w.size && reach(order[next] as number) <= queue.peekTime()) {
+      const i = order[next] as number;
+      now = reach(i);
+      arrive(i, now);
       next++;
-      front?.settle(now);
+      clients?.settle(now);
       continue;
     }
     const event = queue.pop();
@@ -338,8 +379,11 @@ export function simulate(
         transferred(event.payload as number, event.origin, event.t);
         break;
       case DELIVERY:
-        router.ingest(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
-        front?.reported();
+        front.deliver(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
+        clients?.reported();
+        break;
+      case FRONT:
+        (event.payload as (t: number) => void)(event.t);
         break;
       case REPORT:
         if (info.loadReports) report(event.t, info.loadReports);
@@ -347,16 +391,18 @@ export function simulate(
       case SAMPLE:
         sample(event.t);
         break;
-      case FRONT:
-        front?.event(event.payload as FrontEvent, event.t);
+      case CLIENTS:
+        clients?.event(event.payload as FrontEvent, event.t);
         break;
     }
-    front?.settle(now);
+    clients?.settle(now);
   }
   onProgress(completed);
-  const stats = router.stats(now);
+  // Without clients every request was placed, so each has its engine request.
+  config.observe?.({ requests: requests as EngineRequest[], routedTo });
+  const stats = front.stats(now);
   const result = summarise({
-    policy: router.policyName,
+    policy: stats.policy,
     ids,
     requests,
     prefillLegs,
@@ -365,12 +411,12 @@ export function simulate(
     prefilled,
     engines,
     overflows,
-    fallbacks,
+    fallbacks: front.fallbacks,
     expired,
     reasons: stats.decisions.byReason,
     accuracy: stats.accuracy,
     timeline,
     queueEstimate: probe.summary(),
   });
-  return { result, front: front?.record ?? null };
+  return { result, clients: clients?.record ?? null };
 }

@@ -31,6 +31,7 @@ import type { Outcome, RouterStats } from "../router/router-types.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { addRates, DecayedRate } from "./decayed-rate.ts";
 import { DeltaLog } from "./delta-log.ts";
+import { edgeIndexPool } from "./edge-grain.ts";
 import { SHARED_HEAT } from "./stale-pick.ts";
 import { boundedSnapshot } from "./summary.ts";
 import type {
@@ -116,7 +117,10 @@ export class EdgeCoordinator {
     this.id = options.id;
     this.epoch = options.epoch;
     this.#pool = pool;
-    this.#router = new CoreRouter(pool, { model: options.model, ticketPrefix: "coordinator-" });
+    this.#router = new CoreRouter(edgeIndexPool(pool), {
+      model: options.model,
+      ticketPrefix: "coordinator-",
+    });
     this.#log = new DeltaLog(pool.edge.logMaxRecords);
   }
 
@@ -136,7 +140,7 @@ export class EdgeCoordinator {
       this.#summary = null;
     }
     this.#pool = pool;
-    this.#router.applySettings(pool);
+    this.#router.applySettings(edgeIndexPool(pool));
   }
 
   sync(request: SyncRequest, now: number): SyncAnswer {

@@ -96,7 +96,7 @@ function setup(policy: string, edge: PoolSettingsInput["edge"]) {
     origins: IDS.map((id) => ({ id, url: `http://${id}.test` })),
     policy: policyOf(policy as "cost"),
     coordination: "edge",
-    edge,
+    edge: { chunkStride: 1, ...edge },
   });
   const coordinator = new EdgeCoordinator(pool, { model: "m", epoch: "e", id: "c" });
   const replicas = Array.from(

@@ -4,6 +4,8 @@
  * index, and reports to its coordinator in batches. No coordinator call precedes an origin
  * fetch.
  *
+ * - Grain: the replica and its coordinator index every `edge.chunkStride`-th chunk hash
+ *   (edge-grain.ts), so applying the pool's claims costs an isolate stride-fold less.
  * - Routing: the pool's policy over this index, with the load of the coordinator's last
  *   vector plus this isolate's records since (load-overlay.ts), ties seeded by the request and
  *   the better of two among the best candidates (stale-pick.ts).
@@ -26,7 +28,6 @@
  * at `edge.bufferMaxRecords`.
  */
 import type { LoadBoardOptions, OriginLoadView } from "../load-board/load-board.ts";
-import type { PolicyContext } from "../policies/policy.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { CoreRouter } from "../router/core-router.ts";
 import type {
@@ -37,9 +38,11 @@ import type {
   RouterStats,
 } from "../router/router-types.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
+import { DecayedRate } from "./decayed-rate.ts";
+import { edgeIndexPool, strided } from "./edge-grain.ts";
 import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
 import { RecordBuffer } from "./record-buffer.ts";
-import { pickAmongBest, requestSeed, stalenessMargin } from "./stale-pick.ts";
+import { pickAlone, pickAmongBest, requestSeed, unseenSince } from "./stale-pick.ts";
 import type {
   HotPrefixEntry,
   PoolRate,
@@ -79,9 +82,9 @@ interface LiveEffect extends LoadEffect {
   readonly at: number;
 }
 
-/** The pool the replica's router runs: the pool's, with the index capped for an isolate. */
+/** The pool a replica's router runs: its index on the edge's grain, capped for an isolate. */
 export function replicaPool(pool: PoolSettings): PoolSettings {
-  return { ...pool, indexMaxChunks: pool.edge.replicaMaxChunks };
+  return { ...edgeIndexPool(pool), indexMaxChunks: pool.edge.replicaMaxChunks };
 }
 
 export class EdgeReplica {
@@ -94,8 +97,12 @@ export class EdgeReplica {
   readonly #live = new Map<string, LiveEffect>();
   #since: ViewVersion | null = null;
   #rate: PoolRate = { requestsPerSecond: 0, meanPrefillWork: 0 };
+  /** This isolate's own decisions, measured as the coordinators measure the pool's. */
+  readonly #own = new DecayedRate();
   #hot: readonly HotPrefixEntry[] = [];
   #syncing = false;
+  /** Round trips of answered syncs, exponentially weighted (1/8 per answer, as TCP's SRTT). */
+  #rttMs = 0;
   #failedInRow = 0;
   #lastRequestAt = Number.NEGATIVE_INFINITY;
   #lastSyncAt = Number.NEGATIVE_INFINITY;
@@ -122,10 +129,14 @@ export class EdgeReplica {
       model: options.model,
       ticketPrefix: `${options.isolate}-`,
       edge: {
-        load: (id, own, now) => this.#overlay.view(id, own, now, fresh()),
+        // Routing alone, the frozen vector no longer says where load is: only this isolate's own.
+        load: (id, own, now) =>
+          this.#alone(now) ? own : this.#overlay.view(id, own, now, fresh()),
         seed: (context) => requestSeed(context, this.#pool.edge.keyChunks, this.#hot),
         pick: (context, decision) =>
-          pickAmongBest(this.#pool.policy.type, context, decision, this.#margin(context)),
+          this.#alone(context.now)
+            ? pickAlone(context, decision, this.#pool.edge.keyChunks, this.#hot)
+            : pickAmongBest(this.#pool.policy.type, context, decision, this.#unseen(context.now)),
       },
     });
   }
@@ -137,6 +148,16 @@ export class EdgeReplica {
   /** The last sync failed: the replica routes on its own view until one succeeds. */
   get degraded(): boolean {
     return this.#failedInRow > 0;
+  }
+
+  /**
+   * The view is older than `maxStalenessMs`: the coordinator has not answered for that long, or
+   * this isolate was idle past `warmMs` and stopped syncing. Route alone (stale-pick.ts,
+   * `pickAlone`) until an answer comes.
+   */
+  #alone(now: number): boolean {
+    const at = this.#overlay.at;
+    return at !== null && now - at > this.#pool.edge.maxStalenessMs;
   }
 
   /** Age of the view (since the last answer arrived), or null before the first. */
@@ -164,18 +185,20 @@ export class EdgeReplica {
     return this.#router.waitMs(now, meanWork);
   }
 
+  /** Route a request (its chunk hashes as the edge computed them, every chunk). */
   route(request: RouteRequest, now: number): RouteDecision {
     this.#lastRequestAt = now;
-    const decision = this.#router.route(request, now);
+    const hashes = strided(request.chunkHashes, this.#pool.edge.chunkStride);
+    const decision = this.#router.route({ ...request, chunkHashes: hashes }, now);
     const { ticket, origin, matchedTokens, reason } = decision;
     if (ticket === null || origin === null) return decision;
-    const hashes = request.chunkHashes;
     const { promptTokens } = request;
     const held = Math.min(hashes.length, Math.floor(matchedTokens / this.#router.tokensPerChunk));
     const parent = held > 0 ? (hashes[held - 1] as number) : null;
     const run: number[] = [];
     for (let i = held; i < hashes.length; i++) run.push(hashes[i] as number);
     const effect = this.#effect(origin, promptTokens, matchedTokens, now);
+    this.#own.add(effect.work, now);
     this.#live.set(ticket, effect);
     this.#overlay.add(effect, 1);
     const record = { t: "route" as const, ticket, origin, parent, run, promptTokens, reason };
@@ -255,6 +278,8 @@ export class EdgeReplica {
   onAnswer(answer: SyncAnswer, now: number): void {
     this.#syncing = false;
     this.#failedInRow = 0;
+    const rtt = Math.max(0, now - this.#lastSyncAt);
+    this.#rttMs = this.counters.answers === 0 ? rtt : this.#rttMs + (rtt - this.#rttMs) / 8;
     this.#buffer.acknowledge();
     const c = this.counters;
     c.answers++;
@@ -308,12 +333,21 @@ export class EdgeReplica {
     return { origin, promptTokens, uncachedTokens: promptTokens - matched, work, at: now };
   }
 
-  /** How stale the view may be: its age plus a flush interval, capped (degraded mode). */
-  #margin(context: PolicyContext) {
+  /**
+   * What the view misses: the other isolates' traffic over its staleness, capped (degraded
+   * mode). Staleness: the view's age since it arrived, plus a round trip (half of it the answer's
+   * way back, half another isolate's record's way in, taking its distance as this isolate's),
+   * plus half a flush interval (how long that record waited on average before it was sent).
+   */
+  #unseen(now: number) {
     const at = this.#overlay.at;
     const { flushMs, maxStalenessMs } = this.#pool.edge;
-    const staleness = at === null ? 0 : Math.min(maxStalenessMs, context.now - at + flushMs);
-    return stalenessMargin(this.#rate, staleness, context);
+    const staleness =
+      at === null ? 0 : Math.min(maxStalenessMs, now - at + this.#rttMs + flushMs / 2);
+    // This isolate's own decisions are all seen: only the others' are missing.
+    const own = this.#own.read(now);
+    const others = Math.max(0, this.#rate.requestsPerSecond - own.requestsPerSecond);
+    return unseenSince({ ...this.#rate, requestsPerSecond: others }, staleness);
   }
 
   /** Tickets whose end never came stop counting once their lease would have expired. */

@@ -11,7 +11,7 @@ const pool = parsePool({
   origins: ["a", "b", "c"].map((id) => ({ id, url: `http://${id}.test` })),
   policy: policyOf("cost"),
   coordination: "edge",
-  edge: { coordinators: 2, rootIntervalMs: 500 },
+  edge: { coordinators: 2, rootIntervalMs: 500, chunkStride: 1 },
 });
 
 function prompt(c: number) {

@@ -1,6 +1,6 @@
 /**
  * How an edge replica turns its policy's decision into the one it acts on, and what it seeds
- * that decision's random draws with (docs/architecture.md, "Scale: two coordination modes").
+ * that decision's random draws with (docs/architecture.md, "Edge coordination").
  *
  * Seed: a hash of the request (`requestSeed`), so every replica breaks a request's ties alike
  * (a per-isolate random stream alone cost ~2% hit rate at zero delay in this simulator). The
@@ -10,26 +10,24 @@
  *
  * Pick (`pickAmongBest`): with a stale view every replica sees the same origin as the least
  * loaded and sends it everything until the next sync (herding; Mitzenmacher, "How useful is old
- * information?", IEEE TPDS 2000, who shows that the better of two random choices does well on
- * old information where the best of all does badly). So among the policy's best candidates the
- * replica draws two (from the seeded stream) and takes the better:
+ * information?", IEEE TPDS 2000). So among the policy's best candidates (the eligible origins
+ * that hold exactly as much of the prompt as its choice: a cache hit stays on its holders) the
+ * replica draws in proportion to the share a central router would have given each of what the
+ * rest of the pool probably routed while the view was stale (water-filling, `Unseen`). `cost`:
+ * levels are its scores (seconds), the amount is prefill work; policies that read requests in
+ * flight: requests per weight; `round-robin`, `random`, `power-of-two` and `prefix-hash` keep
+ * their choice. With a fresh view the amount is 0 and the choice stands.
  *
- * - best candidates: the eligible origins that hold exactly as much of the prompt as the
- *   policy's choice (a cache hit stays on its holders; a replicate or a new prompt may spread),
- *   and whose score is within `margin` of the choice's. `cost`: its score (estimated seconds
- *   to first token plus the price of leaving a cached prefix), margin = the queue the rest of
- *   the pool probably added to one origin while the view was stale, in seconds of prefill:
- *   rho * s, with rho = pool rate x mean prefill work / (origins x mean speed) and s the view's
- *   staleness (its age plus the flush interval, at most `maxStalenessMs`). `least-outstanding`,
- *   `cache-aware`, `hybrid`, `llm-d`, `llm-d-precise`, `dynamo`: requests in flight per unit of
- *   weight, margin = the requests the rest of the pool probably sent one origin meanwhile
- *   (rate x s / origins). `round-robin`, `random`, `power-of-two` and `prefix-hash` do not
- *   read the pool's shared load (or already draw at random): their choice stands.
- * - better of the two: the lower score (the first drawn on a tie).
- * With a fresh view the margin is 0: only exact ties are candidates, broken by the seed.
+ * Alone (`pickAlone`): once the replica's coordinator has not answered for longer than
+ * `maxStalenessMs`, the vector no longer says where load is and the other isolates' claims
+ * since are unseen. A request whose prompt this replica knows no origin to hold past its
+ * shared prefix then goes where its key hashes (rendezvous), skipping origins this replica
+ * sees above `ALONE_BOUND` x the mean in flight: every isolate sends a conversation's turns to
+ * one origin without sharing state, as object mode's fallback (prefix-hash past the shared
+ * prefix) does.
  */
 import type { Decision, OriginView, PolicyContext } from "../policies/policy.ts";
-import { prefixKey } from "../policies/rendezvous.ts";
+import { prefixKey, rendezvousOrder } from "../policies/rendezvous.ts";
 import type { PoolRate } from "./sync-protocol.ts";
 
 /** Policies whose choice reads requests in flight: they herd on a stale view. */
@@ -45,29 +43,20 @@ const READS_OUTSTANDING: ReadonlySet<string> = new Set([
 /** Requests through a prefix (decayed) before it counts as shared, as the fallback's default. */
 export const SHARED_HEAT = 4;
 
-/** How far a candidate may trail the choice: in a score's seconds, or in requests in flight. */
-export interface Margin {
-  readonly seconds: number;
+/**
+ * What the rest of the pool probably routed that this replica's view does not show yet: for a
+ * view `stalenessMs` old, the pool's rate times that, in requests and in prefill work.
+ */
+export interface Unseen {
   readonly requests: number;
+  /** Prefill work (short-context token equivalents, prefill-work.ts). */
+  readonly work: number;
 }
 
-/** The margin for a view `stalenessMs` old, given the pool's rate. */
-export function stalenessMargin(
-  rate: PoolRate,
-  stalenessMs: number,
-  context: PolicyContext,
-): Margin {
-  let n = 0;
-  let speed = 0;
-  for (const o of context.origins) {
-    if (!o.eligible) continue;
-    n++;
-    speed += o.prefillTokensPerSecond;
-  }
-  if (n === 0 || !(stalenessMs > 0)) return { seconds: 0, requests: 0 };
-  const s = stalenessMs / 1000;
-  const requests = (rate.requestsPerSecond * s) / n;
-  return { seconds: (requests * rate.meanPrefillWork) / (speed / n), requests };
+export function unseenSince(rate: PoolRate, stalenessMs: number): Unseen {
+  if (!(stalenessMs > 0)) return { requests: 0, work: 0 };
+  const requests = (rate.requestsPerSecond * stalenessMs) / 1000;
+  return { requests, work: requests * rate.meanPrefillWork };
 }
 
 /**
@@ -77,54 +66,129 @@ export function stalenessMargin(
 export function requestSeed(
   context: PolicyContext,
   keyChunks: number,
-  hot: readonly { readonly hash: number; readonly depth: number }[],
+  hot: readonly HotPrefix[],
 ): number {
+  const key = requestKey(context, keyChunks, hot).key;
+  return ((key % 4294967296) ^ Math.floor(key / 4294967296)) | 0;
+}
+
+interface HotPrefix {
+  readonly hash: number;
+  readonly depth: number;
+}
+
+/** The request's key past its shared (or hot) prefix, and that prefix's length in chunks. */
+function requestKey(
+  context: PolicyContext,
+  keyChunks: number,
+  hot: readonly HotPrefix[],
+): { key: number; shared: number } {
   const { chunkHashes, promptTokens, sessionKey } = context.request;
   let shared = Math.floor(context.sharedTokens(SHARED_HEAT) / context.tokensPerChunk);
   for (const h of hot) {
     if (h.depth > shared && chunkHashes[h.depth - 1] === h.hash) shared = h.depth;
   }
-  const key = prefixKey(chunkHashes, keyChunks, sessionKey, shared) ?? promptTokens;
-  return ((key % 4294967296) ^ Math.floor(key / 4294967296)) | 0;
+  return { key: prefixKey(chunkHashes, keyChunks, sessionKey, shared) ?? promptTokens, shared };
 }
 
-/** The decision a replica acts on: the better of two drawn among the policy's best candidates. */
+/** In flight on an origin, over the eligible mean, past which routing alone skips it. */
+export const ALONE_BOUND = 1.25;
+
+/** Routing alone (see the header): the key's origin unless a private match or its load says not. */
+export function pickAlone(
+  context: PolicyContext,
+  decision: Decision,
+  keyChunks: number,
+  hot: readonly HotPrefix[],
+): Decision {
+  const chosen = decision.origin;
+  if (chosen < 0) return decision;
+  const { origins, matchedTokens } = context;
+  const { key, shared } = requestKey(context, keyChunks, hot);
+  // This replica knows where the prompt is cached past its shared part: keep the policy's hold.
+  if ((matchedTokens[chosen] as number) > shared * context.tokensPerChunk) return decision;
+  const eligible: number[] = [];
+  let inFlight = 0;
+  for (let i = 0; i < origins.length; i++) {
+    const o = origins[i] as OriginView;
+    if (!o.eligible) continue;
+    eligible.push(i);
+    inFlight += o.outstanding / o.weight;
+  }
+  const bound = ALONE_BOUND * (inFlight / Math.max(1, eligible.length)) + 1;
+  const order = rendezvousOrder(key, eligible, (i) => origins[i] as OriginView);
+  const pick =
+    order.find(
+      (i) => (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight <= bound,
+    ) ?? (order[0] as number);
+  if (pick === chosen) return decision;
+  const rest = (decision.ranking ?? []).filter((i) => i !== pick);
+  return {
+    origin: pick,
+    reason: decision.reason,
+    ranking: [pick, ...rest],
+    scores: decision.scores,
+  };
+}
+
+/**
+ * The decision a replica acts on: drawn among the policy's best candidates in proportion to the
+ * share of the unseen traffic a central router would have given each (water-filling).
+ */
 export function pickAmongBest(
   policy: string,
   context: PolicyContext,
   decision: Decision,
-  margin: Margin,
+  unseen: Unseen,
 ): Decision {
   const chosen = decision.origin;
   if (chosen < 0) return decision;
   const { origins, matchedTokens, rng } = context;
   const scores = decision.scores;
-  let score: (i: number) => number;
-  let slack: number;
+  let level: (i: number) => number;
+  let room: (i: number) => number;
+  let amount: number;
   if (scores) {
-    score = (i) => scores[i] as number;
-    slack = margin.seconds;
+    // Seconds to first token; an origin takes work at its prefill speed.
+    level = (i) => scores[i] as number;
+    room = (i) => (origins[i] as OriginView).prefillTokensPerSecond;
+    amount = unseen.work;
   } else if (READS_OUTSTANDING.has(policy)) {
-    score = (i) => (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight;
-    slack = margin.requests;
+    level = (i) => (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight;
+    room = (i) => (origins[i] as OriginView).weight;
+    amount = unseen.requests;
   } else {
     return decision;
   }
+  if (!(amount > 0)) return decision;
   const held = matchedTokens[chosen];
-  const bound = score(chosen) + slack;
   const candidates: number[] = [];
   for (let i = 0; i < origins.length; i++) {
-    if ((origins[i] as OriginView).eligible && matchedTokens[i] === held && score(i) <= bound) {
-      candidates.push(i);
-    }
+    if ((origins[i] as OriginView).eligible && matchedTokens[i] === held) candidates.push(i);
   }
   if (candidates.length < 2) return decision;
-  const k = candidates.length;
-  const first = rng.int(k);
-  const second = (first + 1 + rng.int(k - 1)) % k;
-  const a = candidates[first] as number;
-  const b = candidates[second] as number;
-  const pick = score(b) < score(a) ? b : a;
+  candidates.sort((a, b) => level(a) - level(b));
+  // The water level L: the unseen amount fills the lowest origins up to L (sum of (L - level)
+  // x room over those below it equals the amount).
+  let filled = 0;
+  let width = 0;
+  let top = 0;
+  for (const i of candidates) {
+    const l = level(i);
+    if (width > 0 && (filled + amount) / width <= l) break;
+    filled += l * room(i);
+    width += room(i);
+    top++;
+  }
+  const water = (filled + amount) / width;
+  let draw = rng.next() * amount;
+  let pick = candidates[0] as number;
+  for (let k = 0; k < top; k++) {
+    const i = candidates[k] as number;
+    pick = i;
+    draw -= (water - level(i)) * room(i);
+    if (draw < 0) break;
+  }
   if (pick === chosen) return decision;
   const rest = (decision.ranking ?? []).filter((i) => i !== pick);
   return { origin: pick, reason: decision.reason, ranking: [pick, ...rest], scores };

@@ -15,8 +15,12 @@ export const edgeSettings = z
   .object({
     /** A replica syncs once it holds this many records (decisions, completions, failures). */
     flushRecords: z.number().int().min(1).max(100_000).default(256),
-    /** ... or once its oldest unsent record is this old (B). */
-    flushMs: z.number().int().min(10).max(30_000).default(250),
+    /**
+     * ... or once its oldest unsent record is this old (B). 100 ms: on the simulator (I = 32,
+     * C = 4) 250 ms cost 10-40% more TTFT than 100 ms, and 25-50 ms gained little more
+     * (bench/sim/README.md, "Edge coordination").
+     */
+    flushMs: z.number().int().min(10).max(30_000).default(100),
     /**
      * After a request, keep syncing every `flushMs` for this long even with nothing to report
      * (within the request's `waitUntil`, at most 30 s), so the view is fresh at the next
@@ -35,8 +39,15 @@ export const edgeSettings = z
     logMaxRecords: z.number().int().min(1000).max(1_000_000).default(65_536),
     /** Unsent records a replica keeps while its coordinator does not answer (oldest dropped). */
     bufferMaxRecords: z.number().int().min(100).max(1_000_000).default(20_000),
-    /** Chunks past the shared prefix that key a request (ties, power of two). */
-    keyChunks: z.number().int().min(1).max(64).default(4),
+    /**
+     * Replicas and coordinators index every `chunkStride`-th chunk hash: a prefix is named every
+     * stride x chunkBytes bytes (512 tokens at the defaults), so every isolate's index, the CPU
+     * it spends applying the pool's claims and the bytes of each claim shrink stride-fold, and
+     * a match rounds down to that grain. 1 indexes every chunk, as the object does.
+     */
+    chunkStride: z.number().int().min(1).max(32).default(8),
+    /** Index chunks (strides) past the shared prefix that key a request (ties, power of two). */
+    keyChunks: z.number().int().min(1).max(64).default(1),
     /** Staleness past which a replica's view counts as no staler (degraded mode's cap). */
     maxStalenessMs: z.number().int().min(100).max(600_000).default(5000),
   })

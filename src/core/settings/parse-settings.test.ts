@@ -27,7 +27,7 @@ describe("parseSettings", () => {
     expect(pool?.maxBodyBytes).toBe(16 * 1024 * 1024);
     expect(pool?.indexFeed).toBe("router");
     expect(pool?.coordination).toBe("object");
-    expect(pool?.edge).toMatchObject({ flushRecords: 256, coordinators: 1, keyChunks: 4 });
+    expect(pool?.edge).toMatchObject({ flushRecords: 256, coordinators: 1, chunkStride: 8 });
     expect(pool?.origins[0]).toEqual({ ...origin, role: "both", weight: 1 });
   });
 

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { parseCli, UsageError } from "../args.ts";
+import { withSeed, workloadOf } from "../run/runner.ts";
+import { parseEdgeCli } from "./edge-args.ts";
+import { type EdgeSpec, runPair } from "./edge-pair.ts";
+import { runRate } from "./edge-rate.ts";
+import { meanInterval, ratioStats } from "./paired-stats.ts";
+import { assignIsolates, usersOf } from "./sessions.ts";
+import { Topology } from "./topology.ts";
+
+const base = parseCli(["--format", "synthetic:sessions", "--limit", "300", "--policies", "cost"]);
+
+function spec(overrides: Partial<EdgeSpec> = {}): EdgeSpec {
+  return {
+    bench: base.spec,
+    policy: "cost",
+    topology: { isolates: 4, colos: 2, coordinators: 1, rttNearMs: 2, rttFarMs: 100 },
+    stickiness: { colo: 0.9, isolate: 0 },
+    edge: {},
+    outage: null,
+    sampleEvery: 4,
+    objectRtt: true,
+    ...overrides,
+  };
+}
+
+describe("paired statistics", () => {
+  it("gives Student's t interval of the mean", () => {
+    // mean 2, sample sd 1, t(0.975, 2) = 4.303: half-width 4.303 / sqrt(3).
+    const s = meanInterval([1, 2, 3]);
+    expect(s.mean).toBe(2);
+    expect(s.hi - s.mean).toBeCloseTo(4.303 / Math.sqrt(3), 3);
+    expect(s.mean - s.lo).toBeCloseTo(4.303 / Math.sqrt(3), 3);
+  });
+
+  it("takes the ratio per seed, skipping seeds whose synchronous figure is 0", () => {
+    const s = ratioStats([1, 3, 5], [2, 0, 5]);
+    expect(s.n).toBe(2);
+    expect(s.mean).toBe(0.75);
+  });
+});
+
+describe("topology and sessions", () => {
+  it("puts colos on a ring: near within a colo, the antipode farthest, groups contiguous", () => {
+    const t = new Topology({ isolates: 8, colos: 4, coordinators: 2, rttNearMs: 2, rttFarMs: 150 });
+    expect(t.rttMs(1, 1)).toBe(2);
+    expect(t.rttMs(0, 2)).toBe(152);
+    expect(t.rttMs(0, 3)).toBe(t.rttMs(0, 1));
+    expect([...t.groupOf]).toEqual([0, 0, 1, 1]);
+    expect(t.isolatesIn.flat().sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it("keeps a user in its home colo with probability 1, whatever the isolate", () => {
+    const w = workloadOf(base.spec);
+    const t = new Topology({ isolates: 8, colos: 4, coordinators: 1, rttNearMs: 2, rttFarMs: 150 });
+    const isolates = assignIsolates(w, t, { colo: 1, isolate: 0 }, 7);
+    const users = usersOf(w);
+    const coloOfUser = new Map<number, number>();
+    for (let i = 0; i < w.size; i++) {
+      const colo = t.coloOf[isolates[i] as number] as number;
+      const seen = coloOfUser.get(users[i] as number);
+      if (seen !== undefined) expect(colo).toBe(seen);
+      coloOfUser.set(users[i] as number, colo);
+    }
+    // Sessions have several turns each: fewer users than requests.
+    expect(coloOfUser.size).toBeLessThan(w.size);
+  });
+});
+
+describe("bench:edge options", () => {
+  it("takes its own options and passes the rest to bench's, with cost as the policy", () => {
+    const o = parseEdgeCli(["--isolates", "8", "--limit", "100", "--sweep", "colos=1,4"]);
+    expect(o.isolates).toBe(8);
+    expect(o.base.spec.limit).toBe(100);
+    expect(o.base.policies).toEqual(["cost"]);
+    expect(o.sweep).toEqual({ name: "colos", values: [1, 4] });
+    expect(o.objectRtt).toBe(true);
+  });
+
+  it("names the bad option", () => {
+    expect(() => parseEdgeCli(["--isolates", "0"])).toThrow(/--isolates/);
+    expect(() => parseEdgeCli(["--sweep", "speed=1"])).toThrow(UsageError);
+    expect(() => parseEdgeCli(["--policies", "cost,random"])).toThrow(/one policy/);
+  });
+});
+
+describe("edge replay", () => {
+  it("pairs both modes on the same requests; an outage fails none, and a seed replays exactly", () => {
+    const s = spec({ outage: { at: 0.3, durationMs: 20_000 } });
+    const w = workloadOf(withSeed(s.bench, 3));
+    const a = runPair(s, 3, w);
+    expect(a.edge.requests).toBe(a.sync.requests);
+    expect(a.edge.failed).toBe(0);
+    expect(a.outage?.edgeFailed).toBe(0);
+    expect(a.outage?.edgeDegradedDecisions).toBeGreaterThan(0);
+    expect(a.edge.edge.syncsPerRequest).toBeGreaterThan(0);
+    expect(a.edge.edge.viewAgeMs.max).toBeGreaterThan(0);
+    expect(runPair(s, 3, w)).toEqual(a);
+  }, 60_000);
+
+  it("at a higher pool rate, the same isolates make fewer calls per request", () => {
+    const s = spec({ topology: { ...spec().topology, isolates: 8 } });
+    const w = workloadOf(s.bench);
+    const slow = runRate(s, { rateRps: 200, seconds: 4, holdMs: 1000 }, w, 1);
+    const fast = runRate(s, { rateRps: 2000, seconds: 4, holdMs: 1000 }, w, 1);
+    expect(fast.warmCallsPerRequest).toBeLessThan(slow.warmCallsPerRequest / 4);
+    // A warm replica syncs at most once per flush interval (100 ms) while nothing fills a batch.
+    expect(fast.warmPeakSyncsPerSecond).toBeLessThanOrEqual(8 * 10 + 8);
+  }, 60_000);
+});

@@ -1,0 +1,133 @@
+/**
+ * Edge coordination's protocol at a pool rate no simulated fleet can serve (10,000 requests/s
+ * would need about 11,000 simulated 8B origins on the conversation trace): the same edge front
+ * (edge-front.ts: I replicas, S coordinators, the root, the topology's delays), driven without
+ * engines. The workload's requests arrive in order at `rateRps` (cycling through it when the
+ * window needs more), each ends `holdMs` after it was routed as a success with the cached
+ * tokens its replica predicted, and every origin reports its load to the root once a second.
+ * What it measures is what the rate changes: coordinator calls per request, peak calls per
+ * second per coordinator and at the root, bytes per sync, the view's age. Routing quality needs
+ * engines: that is edge-pair.ts's job.
+ */
+import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
+import type { EngineEvent } from "../../../src/core/engine-events.ts";
+import { policyOf } from "../../../src/core/policies/index.ts";
+import { parsePool } from "../../../src/core/settings/parse-settings.ts";
+import { EventQueue } from "../run/event-queue.ts";
+import { hashesOf, type Workload } from "../workload/workload.ts";
+import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
+import { edgeFront } from "./edge-front.ts";
+import type { EdgeSpec } from "./edge-pair.ts";
+import { assignIsolates } from "./sessions.ts";
+import { Topology } from "./topology.ts";
+
+export interface RateSpec {
+  rateRps: number;
+  /** Simulated seconds of traffic; the figures count the second half (warm). */
+  seconds: number;
+  /** How long each request holds its origin (routed to ended), ms. */
+  holdMs: number;
+}
+
+export interface RateFigures extends EdgeFigures {
+  rateRps: number;
+  requests: number;
+  /** Busiest second of the busiest coordinator over the warm half, and the mean over it. */
+  warmPeakSyncsPerSecond: number;
+  warmSyncsPerRequest: number;
+  /** Calls per request over the warm half, syncs and root exchanges (webhooks not counted). */
+  warmCallsPerRequest: number;
+}
+
+/** Each origin's reported KV capacity, an 8B model's order on one 80 GB GPU (caps its claims). */
+const KV_TOKENS = 2_000_000;
+
+export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: number): RateFigures {
+  const topology = new Topology(spec.topology);
+  const n = Math.max(1, Math.round(rate.rateRps * rate.seconds));
+  const origins = spec.bench.origins;
+  const ids = Array.from({ length: origins }, (_, o) => `o${o}`);
+  const pool = parsePool({
+    origins: ids.map((id) => ({ id, url: `http://${id}.test` })),
+    policy: policyOf(spec.policy),
+    chunkBytes: w.chunkTokens * BYTES_PER_TOKEN,
+    coordination: "edge",
+    edge: spec.edge,
+  });
+  const isolateOfTrace = assignIsolates(w, topology, spec.stickiness, seed);
+  const isolateOf = Int32Array.from({ length: n }, (_, i) => isolateOfTrace[i % w.size] as number);
+  const run = edgeFront({ topology, isolateOf, outage: null, sampleEvery: spec.sampleEvery });
+  const queue = new EventQueue();
+  const front = run.front({
+    pool,
+    model: w.model,
+    seed,
+    size: n,
+    schedule: (t, fn) => queue.push(t, 0, -1, 0, fn),
+  });
+  const gapMs = 1000 / rate.rateRps;
+  const spanMs = rate.seconds * 1000;
+  const outstanding = new Int32Array(origins);
+  const indexOf = new Map(ids.map((id, o) => [id, o]));
+  const capacity: EngineEvent[] = [{ type: "capacity", kvCapacityTokens: KV_TOKENS }];
+  for (const id of ids) front.deliver(id, capacity, 0);
+  const report = (t: number) => {
+    ids.forEach((id, o) => {
+      const running = outstanding[o] as number;
+      front.deliver(id, [{ type: "load", running, waiting: 0, kvUsage: 0.5 }], t);
+    });
+    if (t + 1000 < spanMs) queue.push(t + 1000, 0, -1, 0, report);
+  };
+  queue.push(1000, 0, -1, 0, report);
+  let next = 0;
+  let now = 0;
+  while (next < n || queue.size > 0) {
+    const arrival = next * gapMs;
+    if (next < n && arrival <= queue.peekTime()) {
+      const i = next++;
+      now = arrival;
+      const k = i % w.size;
+      const hashes = hashesOf(w, k);
+      const promptTokens = w.promptTokens[k] as number;
+      const d = front.route(i, { chunkHashes: hashes, promptTokens }, arrival);
+      const o = indexOf.get(d.origin as string) as number;
+      outstanding[o] = (outstanding[o] as number) + 1;
+      const cachedTokens = d.matchedTokens;
+      queue.push(arrival + rate.holdMs, 0, -1, 0, (t: number) => {
+        outstanding[o] = (outstanding[o] as number) - 1;
+        front.complete(i, { ok: true, promptTokens, cachedTokens }, t);
+      });
+      continue;
+    }
+    const event = queue.pop();
+    if (!event) break;
+    now = event.t;
+    (event.payload as (t: number) => void)(event.t);
+  }
+  front.stats(now);
+  const c = run.counters();
+  const figures = edgeFigures(c, run.protocol(), n);
+  // The warm half: seconds from spanMs / 2 on.
+  const from = Math.floor(spanMs / 2000);
+  const to = Math.ceil(spanMs / 1000);
+  let warmSyncs = 0;
+  let warmPeak = 0;
+  for (const perSecond of c.callsPerSecond) {
+    for (const [s, calls] of perSecond) {
+      if (s < from || s >= to) continue;
+      warmSyncs += calls;
+      warmPeak = Math.max(warmPeak, calls);
+    }
+  }
+  let warmRoot = 0;
+  for (const [s, calls] of c.rootExchangesPerSecond) if (s >= from && s < to) warmRoot += calls;
+  const warmRequests = Math.max(1, rate.rateRps * (to - from));
+  return {
+    ...figures,
+    rateRps: rate.rateRps,
+    requests: n,
+    warmPeakSyncsPerSecond: warmPeak,
+    warmSyncsPerRequest: warmSyncs / warmRequests,
+    warmCallsPerRequest: (warmSyncs + warmRoot) / warmRequests,
+  };
+}
