@@ -309,6 +309,33 @@ describe("once a key exists", () => {
   });
 });
 
+describe("metrics", () => {
+  it("requests and prompt tokens per key id, never the key, in /admin/state and /metrics", async () => {
+    const key = await createKey({ name: "counted", models: [MODEL] });
+    for (let i = 0; i < 3; i++) {
+      const res = await chat(MODEL, hi, { headers: bearer(key.key) });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    const keys = async () => {
+      const state = (await (await admin(`/admin/state?model=${MODEL}`)).json()) as {
+        object: { metrics: { keys: Record<string, { requests: { ok?: number } }> } };
+      };
+      return state.object.metrics.keys;
+    };
+    await waitFor(async () => (await keys())[key.id]?.requests.ok === 3, 5000, "3 counted");
+    expect((await keys())[key.id]).toMatchObject({ promptTokens: expect.any(Number) });
+    const text = await (await admin("/metrics")).text();
+    expect(text).toContain(
+      `llm_router_key_requests_total{model="${MODEL}",key="${key.id}",outcome="ok"} 3`,
+    );
+    expect(text).toMatch(
+      new RegExp(`llm_router_key_prompt_tokens_total\\{model="${MODEL}",key="${key.id}"\\} [1-9]`),
+    );
+    expect(text).not.toContain(key.key);
+  });
+});
+
 describe("rate limits", () => {
   it("requests per minute: the tier's binding answers 429 rate_limit_exceeded with Retry-After", async () => {
     const key = await createKey({ name: "rpm", models: [MODEL], limits: { requestsPerMinute: 5 } });

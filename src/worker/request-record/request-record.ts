@@ -137,6 +137,7 @@ export class RequestRecord {
       objectMs: this.objectMs,
       fallback: this.fallback,
       ...(this.prefill ? { prefill: this.prefill } : {}),
+      ...(this.client ? { keyId: this.client.keyId } : {}),
     };
     return this.#report;
   }
