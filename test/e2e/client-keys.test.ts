@@ -78,6 +78,8 @@ function promptOf(tokens: number): string {
 describe("client keys through the openai client", () => {
   it("a wrong key and a model the key may not use: the SDK's own errors, OpenAI's codes", async () => {
     const { key } = await createKey({ name: "e2e", models: [MODEL] });
+    // Another team's key makes `unlisted` need a key too (a pool no key names stays open).
+    await createKey({ name: "other team", models: ["unlisted"] });
     const wrong = client(`${key.slice(0, -4)}AAAA`, 2);
     const denied = await wrong.openai.chat.completions
       .create({ model: MODEL, messages: [{ role: "user", content: "hi" }], max_tokens: 2 })

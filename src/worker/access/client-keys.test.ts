@@ -1,7 +1,8 @@
 /**
  * Client keys and their limits through the Worker's real entry point (docs/api.md, "Client
- * keys"). Keys are enforced for the whole Worker once the first exists, so the open router is
- * tested first, and the file's KV (isolated per test file) holds keys from then on.
+ * keys"). A pool needs a key once a key names it, every pool once a key names `*`, and
+ * never again not: so the open router is tested first, then one pool with a key, then every
+ * pool; the file's KV (isolated per test file) keeps what each step made.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -193,8 +194,7 @@ describe("admin API for keys", () => {
     ).toMatchObject({ code: "invalid_value", param: "id" });
   });
 });
-
-describe("once a key exists", () => {
+describe("once a key names a pool, that pool needs a key", () => {
   let key: CreatedKey;
   beforeAll(async () => {
     key = await createKey({ name: "main", models: [MODEL] });
@@ -225,36 +225,23 @@ describe("once a key exists", () => {
       expect(e.message).not.toContain(key.key.slice(-43, -4));
     }
     expect(await hits("ck-a")).toBe(before);
-    // The models list needs a key too.
-    expect((await call("/v1/models")).status).toBe(401);
   });
 
-  it("the key is checked before the body is read: a huge or broken body without a key is a 401", async () => {
-    const res = await call("/v1/chat/completions", { method: "POST", body: "{not json" });
-    expect((await error(res))[1].code).toBe("invalid_api_key");
-  });
-
-  it("a model the key does not list: 403 model_not_allowed; `*` allows every model", async () => {
-    const res = await chat(OTHER, hi, { headers: bearer(key.key) });
-    expect(await error(res)).toEqual([
-      403,
-      {
-        message: `this API key does not have access to model '${OTHER}'`,
-        type: "invalid_request_error",
-        code: "model_not_allowed",
-        param: "model",
-      },
-    ]);
-    const models = await call("/v1/models", { headers: bearer(key.key) });
-    const listed = (await models.json()) as { data: { id: string }[] };
-    expect(listed.data.map((m) => m.id)).toEqual([MODEL]);
-
-    const all = await createKey({ name: "all", models: ["*"] });
-    for (const model of [MODEL, OTHER]) {
-      const ok = await chat(model, hi, { headers: bearer(all.key) });
-      expect(ok.status).toBe(200);
-      await ok.text();
+  it("a pool no key names stays open, whatever Authorization says; the models list shows it", async () => {
+    const before = await hits("ck-b");
+    for (const headers of [{}, bearer("EMPTY"), bearer(key.key)]) {
+      const res = await chat(OTHER, hi, { headers });
+      expect(res.status, JSON.stringify(headers)).toBe(200);
+      await res.text();
     }
+    expect(await hits("ck-b")).toBe(before + 3);
+    const listed = async (headers: Record<string, string>) =>
+      ((await (await call("/v1/models", { headers })).json()) as { data: { id: string }[] }).data
+        .map((m) => m.id)
+        .sort();
+    expect(await listed({})).toEqual([OTHER]);
+    expect(await listed(bearer("sk-router-garbage"))).toEqual([OTHER]);
+    expect(await listed(bearer(key.key))).toEqual([MODEL, OTHER].sort());
   });
 
   it("the client's key never reaches an origin: it gets its own key, or none", async () => {
@@ -289,6 +276,48 @@ describe("once a key exists", () => {
     expect((await error(await chat(MODEL, hi, { headers: bearer(other.key) })))[1].code).toBe(
       "invalid_api_key",
     );
+  });
+});
+
+describe("once a key names every pool (`*`), every pool needs a key", () => {
+  let key: CreatedKey;
+  beforeAll(async () => {
+    key = await createKey({ name: "one pool", models: [MODEL] });
+    await createKey({ name: "every pool", models: ["*"] });
+  });
+
+  it("the key is checked before the body is read: a broken body without a key is a 401", async () => {
+    const res = await call("/v1/chat/completions", { method: "POST", body: "{not json" });
+    expect((await error(res))[1].code).toBe("invalid_api_key");
+  });
+
+  it("the models list needs a key, and shows the pools it may use", async () => {
+    expect(await error(await call("/v1/models"))).toEqual([
+      401,
+      expect.objectContaining({ code: "invalid_api_key" }),
+    ]);
+    const models = await call("/v1/models", { headers: bearer(key.key) });
+    const listed = (await models.json()) as { data: { id: string }[] };
+    expect(listed.data.map((m) => m.id)).toEqual([MODEL]);
+  });
+
+  it("a model the key does not list: 403 model_not_allowed; `*` allows every model", async () => {
+    const res = await chat(OTHER, hi, { headers: bearer(key.key) });
+    expect(await error(res)).toEqual([
+      403,
+      {
+        message: `this API key does not have access to model '${OTHER}'`,
+        type: "invalid_request_error",
+        code: "model_not_allowed",
+        param: "model",
+      },
+    ]);
+    const all = await createKey({ name: "all", models: ["*"] });
+    for (const model of [MODEL, OTHER]) {
+      const ok = await chat(model, hi, { headers: bearer(all.key) });
+      expect(ok.status).toBe(200);
+      await ok.text();
+    }
   });
 
   it("the log line names the key's id and priority, never the key", async () => {

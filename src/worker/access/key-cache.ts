@@ -1,6 +1,6 @@
 /**
  * @module
- * Client keys as this isolate knows them: whether keys are enforced, and the records of the
+ * Client keys as this isolate knows them: which pools need a key, and the records of the
  * keys it has been shown, each reused for `ttlMs` (the settings' `SETTINGS_CACHE_MS`) so a
  * request costs no KV read. Unknown ids are remembered too (as null), and at most `MAX_ENTRIES`
  * ids are held, oldest dropped first, so clients sending made-up keys cost one KV read per id
@@ -10,7 +10,7 @@
  */
 import { ApiError } from "../errors/api-error.ts";
 import type { ClientKeyRecord } from "./key-record.ts";
-import { readEnforced, readKey } from "./key-store.ts";
+import { type Enforcement, readEnforcement, readKey, withKey } from "./key-store.ts";
 
 const MAX_ENTRIES = 4096;
 
@@ -25,14 +25,14 @@ const unavailable = () =>
   });
 
 export class KeyCache {
-  #enforced: Entry<boolean> | null = null;
+  #enforced: Entry<Enforcement> | null = null;
   #records = new Map<string, Entry<ClientKeyRecord | null>>();
 
-  async enforced(kv: KVNamespace, ttlMs: number, now: number): Promise<boolean> {
+  async enforcement(kv: KVNamespace, ttlMs: number, now: number): Promise<Enforcement> {
     const known = this.#enforced;
     if (known && now - known.at < ttlMs) return known.value;
     try {
-      this.#enforced = { value: await readEnforced(kv), at: now };
+      this.#enforced = { value: await readEnforcement(kv), at: now };
     } catch (error) {
       console.error("client keys: KV read failed:", error);
       if (!known) throw unavailable();
@@ -62,10 +62,12 @@ export class KeyCache {
     return value;
   }
 
-  /** A key this isolate just created: usable here at once, and enforcement on. */
+  /** A key this isolate just created: usable here at once, and its pools enforced. */
   created(record: ClientKeyRecord, now: number): void {
     this.#set(record.id, record, now);
-    this.#enforced = { value: true, at: now };
+    if (this.#enforced) {
+      this.#enforced = { value: withKey(this.#enforced.value, record), at: this.#enforced.at };
+    }
   }
 
   /** A key this isolate just revoked: refused here at once. */

@@ -4,19 +4,45 @@
  * namespace to create and bind; keys are hashes, so sharing it exposes nothing usable):
  * - `client-key:<id>`: one record per key (key-record.ts), so two admins creating or revoking
  *   different keys at once never overwrite each other (KV has no compare-and-swap);
- * - `client-keys:enforced`: written with the first key, never removed by the API. From then on
- *   every LLM request needs a key, even after every key is revoked: revoking the last key must
- *   not open the fleet to everyone.
+ * - `client-keys:enforced:<model>`: one marker per model a key names (`*` for a key that names
+ *   every pool), written with the key and never removed by the API. From then on every request
+ *   for that pool (for `*`: every pool) needs a key, even after every such key is revoked:
+ *   revoking the last key must not open the pool to everyone. One marker per model, like one
+ *   record per key, so concurrent creations cannot drop each other's enforcement.
  *
  * KV is eventually consistent: a write is seen at once where it was made and within about 60 s
  * elsewhere, and a read's result is cached for 60 s at the location that made it (KV's minimum
  * `cacheTtl`), a missing key included. docs/api.md, "Client keys", says what follows for
  * creation and revocation.
  */
-import { type ClientKeyRecord, clientKeyRecord, type PublicKey, publicKey } from "./key-record.ts";
+import {
+  ANY_MODEL,
+  type ClientKeyRecord,
+  clientKeyRecord,
+  type PublicKey,
+  publicKey,
+} from "./key-record.ts";
 
 const RECORD_PREFIX = "client-key:";
-export const ENFORCED_KEY = "client-keys:enforced";
+export const ENFORCED_PREFIX = "client-keys:enforced:";
+
+/** Which pools need a key: every one (`all`, a `*` key exists) or those in `models`. */
+export interface Enforcement {
+  readonly all: boolean;
+  readonly models: ReadonlySet<string>;
+}
+
+export const NOT_ENFORCED: Enforcement = { all: false, models: new Set() };
+
+export const isEnforced = (e: Enforcement, model: string): boolean => e.all || e.models.has(model);
+
+/** `e` with the pools `record` names added. */
+export function withKey(e: Enforcement, record: ClientKeyRecord): Enforcement {
+  return {
+    all: e.all || record.models.includes(ANY_MODEL),
+    models: new Set([...e.models, ...record.models.filter((m) => m !== ANY_MODEL)]),
+  };
+}
 
 /** Keys per `GET /admin/keys` page: each costs one KV read. */
 export const PAGE_SIZE = 100;
@@ -30,18 +56,33 @@ export async function readKey(kv: KVNamespace, id: string): Promise<ClientKeyRec
   return parsed.success ? parsed.data : null;
 }
 
-/** Store a new key's record, then turn enforcement on (so the key exists before it is needed). */
+/**
+ * Store a new key's record, then enforce keys on the pools it names (so the key exists before
+ * it is needed): one KV write per model, at most 257 of KV's 1,000 operations per invocation.
+ */
 export async function writeKey(kv: KVNamespace, record: ClientKeyRecord): Promise<void> {
   await kv.put(RECORD_PREFIX + record.id, JSON.stringify(record));
-  await kv.put(ENFORCED_KEY, String(record.createdAt));
+  await Promise.all(
+    record.models.map((model) => kv.put(ENFORCED_PREFIX + model, String(record.createdAt))),
+  );
 }
 
 export async function deleteKey(kv: KVNamespace, id: string): Promise<void> {
   await kv.delete(RECORD_PREFIX + id);
 }
 
-export async function readEnforced(kv: KVNamespace): Promise<boolean> {
-  return (await kv.get(ENFORCED_KEY)) !== null;
+/** The pools that need a key, from the markers' listing (one KV list per 1,000 markers). */
+export async function readEnforcement(kv: KVNamespace): Promise<Enforcement> {
+  const models = new Set<string>();
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await kv.list({ prefix: ENFORCED_PREFIX, cursor });
+    for (const k of page.keys) models.add(k.name.slice(ENFORCED_PREFIX.length));
+    if (page.list_complete) break;
+    cursor = page.cursor;
+  }
+  const all = models.delete(ANY_MODEL);
+  return all || models.size > 0 ? { all, models } : NOT_ENFORCED;
 }
 
 export interface KeyPage {

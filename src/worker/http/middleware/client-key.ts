@@ -1,31 +1,38 @@
 /**
  * @module
- * The client-key step of the LLM routes and `GET /v1/models` (src/worker/access/): the request's
- * key is checked, and an LLM request counted against its key's request rate, before the body is
- * read, so a request without a key or over its rate costs no body read or parse. Sets the
- * context variable `client` (the key's record, or null while keys are not enforced) and, on the
- * LLM routes, the request record's `client` (its log line and report carry the key's id).
+ * The client-key step of the LLM routes (src/worker/access/). When every pool needs a key, the
+ * request's key is checked and counted against its key's request rate here, before the body is
+ * read, so a request without a key or over its rate costs no body read or parse; when only some
+ * pools do, the handler does the same once the model is known (`admitKey`). Sets the context
+ * variable `client` (the key's record, or null for an open pool) and the request record's
+ * `client` (its log line and report carry the key's id).
  */
 import type { MiddlewareHandler } from "hono";
-import { authenticate } from "../../access/client-access.ts";
+import { authenticate, enforcement } from "../../access/client-access.ts";
+import type { ClientKeyRecord } from "../../access/key-record.ts";
 import { checkRequestRate } from "../../access/request-rate.ts";
+import type { RequestRecord } from "../../request-record/request-record.ts";
 import type { AppEnv } from "./app-env.ts";
 
-export interface ClientKeyOptions {
-  /** Count the request against the key's requests-per-minute tier (the LLM routes). */
-  countRequest?: boolean;
+/** The request is `key`'s: on its record (log line, report), then counted against its rate. */
+export async function admitKey(
+  env: Env,
+  record: RequestRecord | undefined,
+  key: ClientKeyRecord,
+  now: number,
+): Promise<void> {
+  record?.identified(key.id, key.priority);
+  await checkRequestRate(env, key, now);
 }
 
-export function clientKey({
-  countRequest = true,
-}: ClientKeyOptions = {}): MiddlewareHandler<AppEnv> {
+export function clientKey(): MiddlewareHandler<AppEnv> {
   return async function clientKey(c, next) {
+    c.set("client", null);
     const now = Date.now();
-    const key = await authenticate(c.env, c.req.header("authorization"), now);
-    c.set("client", key);
-    if (key) {
-      c.get("record")?.identified(key.id, key.priority);
-      if (countRequest) await checkRequestRate(c.env, key, now);
+    if ((await enforcement(c.env, now)).all) {
+      const key = await authenticate(c.env, c.req.header("authorization"), now);
+      c.set("client", key);
+      await admitKey(c.env, c.get("record"), key, now);
     }
     await next();
   };

@@ -1,17 +1,18 @@
 /**
  * `POST /v1/chat/completions` and `POST /v1/completions` (docs/architecture.md, "One
- * request"): the client key and its request rate, body limit, headers the origin can take, the
- * body's structural budget and JSON, then the handler: validate the routing fields, check the
- * key may use the model, find the pool, hash the prompt here at the edge, spend the key's
- * prompt-token budget, ask the pool's object (or the fallback) for a decision, or in an
- * edge-coordinated pool decide with this isolate's replica, forward the original bytes (a
+ * request"): the client key and its request rate (when every pool needs a key), body limit,
+ * headers the origin can take, the body's structural budget and JSON, then the handler:
+ * validate the routing fields, the key if the model's pool needs one and it was not checked
+ * yet, check the key may use the model, find the pool, hash the prompt here at the edge, spend
+ * the key's prompt-token budget, ask the pool's object (or the fallback) for a decision, or in
+ * an edge-coordinated pool decide with this isolate's replica, forward the original bytes (a
  * disaggregated request: two legs, src/worker/pd/).
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
 import type { Priority } from "../../../core/router/router-types.ts";
-import { checkModel, routeClient, spendPromptTokens } from "../../access/client-access.ts";
+import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
 import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
@@ -28,7 +29,7 @@ import {
 } from "../../validation/llm-request.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 import { limitBody, tooLarge } from "../middleware/body-limit.ts";
-import { clientKey } from "../middleware/client-key.ts";
+import { admitKey, clientKey } from "../middleware/client-key.ts";
 import { type JsonBodyEnv, jsonBody } from "../middleware/json-body.ts";
 import { requestLog } from "../middleware/request-log.ts";
 
@@ -57,7 +58,13 @@ function completionsHandler(
     const settings = await currentSettings(c.env);
     const body = validateLlmRequest(c.get("json") as Record<string, unknown>, schema);
     record.model = body.model;
-    const client = c.get("client");
+    // Keys of pools that need one when not every pool does (the middleware did the rest).
+    let client = c.get("client");
+    if (!client) {
+      const now = Date.now();
+      client = await keyFor(c.env, body.model, c.req.header("authorization"), now);
+      if (client) await admitKey(c.env, record, client, now);
+    }
     if (client) checkModel(client, body.model);
     const pool = settings.pool(body.model);
     if (!pool) throw modelNotFound(body.model);
@@ -115,7 +122,7 @@ function completionsHandler(
 /** The steps before the handler, in order; per route, not `.use()`, which would cover all /v1. */
 const steps = [
   requestLog(),
-  // Key and request rate before the body is read (src/worker/access/).
+  // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
   clientKey(),
   // The largest pool's limit applies until the model, and with it the pool, is known.
   limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
