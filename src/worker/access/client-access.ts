@@ -21,14 +21,18 @@ import { invalidKey, missingKey, modelNotAllowed, rateLimited } from "./access-e
 import { keyIdOf, keyMatches } from "./client-key.ts";
 import { keyCache } from "./key-cache.ts";
 import { ANY_MODEL, type ClientKeyRecord } from "./key-record.ts";
-import { type Enforcement, isEnforced } from "./key-store.ts";
 import { tokenBudgets } from "./token-budget.ts";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** Which pools need a key, as this isolate knows it. */
-export function enforcement(env: Env, now: number): Promise<Enforcement> {
-  return keyCache.enforcement(env.SETTINGS, settingsTtl(env), now);
+/** Whether every pool needs a key (a key named `*`), as this isolate knows it. */
+export function enforcedEverywhere(env: Env, now: number): Promise<boolean> {
+  return keyCache.enforcedEverywhere(env.SETTINGS, settingsTtl(env), now);
+}
+
+/** Whether pool `model` needs a key, as this isolate knows it. */
+export function enforcedFor(env: Env, model: string, now: number): Promise<boolean> {
+  return keyCache.enforcedFor(env.SETTINGS, model, settingsTtl(env), now);
 }
 
 /** The key `authorization` presents; a 401 if it is missing, unknown, revoked or wrong. */
@@ -53,7 +57,7 @@ export async function keyFor(
   authorization: string | undefined,
   now: number,
 ): Promise<ClientKeyRecord | null> {
-  if (!isEnforced(await enforcement(env, now), model)) return null;
+  if (!(await enforcedFor(env, model, now))) return null;
   return authenticate(env, authorization, now);
 }
 

@@ -227,6 +227,13 @@ describe("once a key names a pool, that pool needs a key", () => {
     expect(await hits("ck-a")).toBe(before);
   });
 
+  it("a model no pool serves is a 404 model_not_found, with or without a key", async () => {
+    for (const headers of [{}, bearer(key.key)]) {
+      const res = await chat("keys-no-such-model", hi, { headers });
+      expect((await error(res))[1].code).toBe("model_not_found");
+    }
+  });
+
   it("a pool no key names stays open, whatever Authorization says; the models list shows it", async () => {
     const before = await hits("ck-b");
     for (const headers of [{}, bearer("EMPTY"), bearer(key.key)]) {

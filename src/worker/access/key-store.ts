@@ -15,34 +15,10 @@
  * `cacheTtl`), a missing key included. docs/api.md, "Client keys", says what follows for
  * creation and revocation.
  */
-import {
-  ANY_MODEL,
-  type ClientKeyRecord,
-  clientKeyRecord,
-  type PublicKey,
-  publicKey,
-} from "./key-record.ts";
+import { type ClientKeyRecord, clientKeyRecord, type PublicKey, publicKey } from "./key-record.ts";
 
 const RECORD_PREFIX = "client-key:";
 export const ENFORCED_PREFIX = "client-keys:enforced:";
-
-/** Which pools need a key: every one (`all`, a `*` key exists) or those in `models`. */
-export interface Enforcement {
-  readonly all: boolean;
-  readonly models: ReadonlySet<string>;
-}
-
-export const NOT_ENFORCED: Enforcement = { all: false, models: new Set() };
-
-export const isEnforced = (e: Enforcement, model: string): boolean => e.all || e.models.has(model);
-
-/** `e` with the pools `record` names added. */
-export function withKey(e: Enforcement, record: ClientKeyRecord): Enforcement {
-  return {
-    all: e.all || record.models.includes(ANY_MODEL),
-    models: new Set([...e.models, ...record.models.filter((m) => m !== ANY_MODEL)]),
-  };
-}
 
 /** Keys per `GET /admin/keys` page: each costs one KV read. */
 export const PAGE_SIZE = 100;
@@ -71,18 +47,9 @@ export async function deleteKey(kv: KVNamespace, id: string): Promise<void> {
   await kv.delete(RECORD_PREFIX + id);
 }
 
-/** The pools that need a key, from the markers' listing (one KV list per 1,000 markers). */
-export async function readEnforcement(kv: KVNamespace): Promise<Enforcement> {
-  const models = new Set<string>();
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await kv.list({ prefix: ENFORCED_PREFIX, cursor });
-    for (const k of page.keys) models.add(k.name.slice(ENFORCED_PREFIX.length));
-    if (page.list_complete) break;
-    cursor = page.cursor;
-  }
-  const all = models.delete(ANY_MODEL);
-  return all || models.size > 0 ? { all, models } : NOT_ENFORCED;
+/** Whether a key ever named `model` (`*`: every pool). */
+export async function readEnforced(kv: KVNamespace, model: string): Promise<boolean> {
+  return (await kv.get(ENFORCED_PREFIX + model)) !== null;
 }
 
 export interface KeyPage {

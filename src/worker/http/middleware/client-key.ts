@@ -8,7 +8,7 @@
  * `client` (its log line and report carry the key's id).
  */
 import type { MiddlewareHandler } from "hono";
-import { authenticate, enforcement } from "../../access/client-access.ts";
+import { authenticate, enforcedEverywhere } from "../../access/client-access.ts";
 import type { ClientKeyRecord } from "../../access/key-record.ts";
 import { checkRequestRate } from "../../access/request-rate.ts";
 import type { RequestRecord } from "../../request-record/request-record.ts";
@@ -29,7 +29,7 @@ export function clientKey(): MiddlewareHandler<AppEnv> {
   return async function clientKey(c, next) {
     c.set("client", null);
     const now = Date.now();
-    if ((await enforcement(c.env, now)).all) {
+    if (await enforcedEverywhere(c.env, now)) {
       const key = await authenticate(c.env, c.req.header("authorization"), now);
       c.set("client", key);
       await admitKey(c.env, c.get("record"), key, now);

@@ -58,9 +58,10 @@ function completionsHandler(
     const settings = await currentSettings(c.env);
     const body = validateLlmRequest(c.get("json") as Record<string, unknown>, schema);
     record.model = body.model;
-    // Keys of pools that need one when not every pool does (the middleware did the rest).
+    // Keys of pools that need one when not every pool does (the middleware did the rest);
+    // only for pools that exist, so made-up models cost no KV read.
     let client = c.get("client");
-    if (!client) {
+    if (!client && settings.pool(body.model)) {
       const now = Date.now();
       client = await keyFor(c.env, body.model, c.req.header("authorization"), now);
       if (client) await admitKey(c.env, record, client, now);

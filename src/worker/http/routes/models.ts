@@ -4,26 +4,30 @@
  * is a 401; when only some do, it sees the open ones. Not counted against a key's request rate.
  */
 import { Hono } from "hono";
-import { authenticate, enforcement, mayUse, presentedKey } from "../../access/client-access.ts";
-import { isEnforced } from "../../access/key-store.ts";
+import {
+  authenticate,
+  enforcedEverywhere,
+  enforcedFor,
+  mayUse,
+  presentedKey,
+} from "../../access/client-access.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 
 export const modelsRoutes = new Hono<AppEnv>().get("/models", async (c) => {
   const now = Date.now();
-  const enforced = await enforcement(c.env, now);
   const authorization = c.req.header("authorization");
-  const client = enforced.all
+  const client = (await enforcedEverywhere(c.env, now))
     ? await authenticate(c.env, authorization, now)
-    : enforced.models.size > 0
-      ? await presentedKey(c.env, authorization, now)
-      : null;
+    : await presentedKey(c.env, authorization, now);
   const { settings, revision } = await currentSettings(c.env);
   const created = Math.floor(revision / 1000);
+  const models = Object.keys(settings.pools);
+  const open = await Promise.all(models.map(async (id) => !(await enforcedFor(c.env, id, now))));
   return c.json({
     object: "list",
-    data: Object.keys(settings.pools)
-      .filter((id) => !isEnforced(enforced, id) || (client !== null && mayUse(client, id)))
+    data: models
+      .filter((id, i) => open[i] || (client !== null && mayUse(client, id)))
       .map((id) => ({ id, object: "model", created, owned_by: "llm-edge-router" })),
   });
 });
