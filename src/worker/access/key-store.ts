@@ -11,7 +11,7 @@
  *   record per key, so concurrent creations cannot drop each other's enforcement.
  *
  * KV is eventually consistent: a write is seen at once where it was made and within about 60 s
- * elsewhere, and a read's result is cached for 60 s at the location that made it (KV's minimum
+ * elsewhere, and a read's result is cached for 60 s at the location that made it (KV's default
  * `cacheTtl`), a missing key included. docs/api.md, "Client keys", says what follows for
  * creation and revocation.
  */
@@ -34,12 +34,18 @@ export async function readKey(kv: KVNamespace, id: string): Promise<ClientKeyRec
 
 /**
  * Store a new key's record, then enforce keys on the pools it names (so the key exists before
- * it is needed): one KV write per model, at most 257 of KV's 1,000 operations per invocation.
+ * it is needed). A marker already there is not written again: KV refuses a second write to one
+ * name within a second, which keys made in a row for one pool would hit. At most 1 + 2 x 256 of
+ * KV's 1,000 operations per invocation.
  */
 export async function writeKey(kv: KVNamespace, record: ClientKeyRecord): Promise<void> {
   await kv.put(RECORD_PREFIX + record.id, JSON.stringify(record));
   await Promise.all(
-    record.models.map((model) => kv.put(ENFORCED_PREFIX + model, String(record.createdAt))),
+    record.models.map(async (model) => {
+      if (!(await readEnforced(kv, model))) {
+        await kv.put(ENFORCED_PREFIX + model, String(record.createdAt));
+      }
+    }),
   );
 }
 
