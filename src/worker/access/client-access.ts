@@ -14,7 +14,7 @@
  * Keys and enforcement come from this isolate's cache over KV (key-cache.ts), refreshed after
  * `SETTINGS_CACHE_MS`: no KV read on most requests, and no object call on any.
  */
-import type { RouteClient } from "../../core/router/router-types.ts";
+import type { Priority, RouteClient } from "../../core/router/router-types.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { settingsTtl } from "../settings/settings-cache.ts";
 import { invalidKey, missingKey, modelNotAllowed, rateLimited } from "./access-errors.ts";
@@ -96,8 +96,12 @@ export function spendPromptTokens(key: ClientKeyRecord, tokens: number, now: num
   });
 }
 
-/** What routing is told of the client (the key's id, never the key). */
-export const routeClient = (key: ClientKeyRecord): RouteClient => ({
+/**
+ * What routing (admission's fair share and shedding order) is told of the client: the key's id,
+ * never the key, and its priority, which the request may lower to `batch` (`x-router-priority`)
+ * but never raise: a batch key's clients cannot jump the queue.
+ */
+export const routeClient = (key: ClientKeyRecord, requested: Priority): RouteClient => ({
   key: key.id,
-  priority: key.priority,
+  priority: key.priority === "batch" ? "batch" : requested,
 });

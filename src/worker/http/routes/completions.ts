@@ -78,15 +78,15 @@ function completionsHandler(
     if (client) spendPromptTokens(client, key.promptTokens, Date.now());
     const ref = { model: body.model, pool, version: settings.version(body.model) };
     const json = c.get("json") as Record<string, unknown>;
+    // A keyed request's fair share is its key's; its priority its key's, or lower (routeClient).
+    const priority = priorityOf(c.req.header(PRIORITY_HEADER));
     const routeInput = {
       chunkHashes: key.chunkHashes,
       promptTokens: key.promptTokens,
       sessionKey: c.req.header(SESSION_HEADER),
       // Several choices are never disaggregated; the engine checks `n` itself.
       n: Number.isInteger(json.n) ? (json.n as number) : undefined,
-      client: client
-        ? routeClient(client)
-        : { key: ANONYMOUS_KEY, priority: priorityOf(c.req.header(PRIORITY_HEADER)) },
+      client: client ? routeClient(client, priority) : { key: ANONYMOUS_KEY, priority },
     };
     // Edge pools decide in this isolate, with no call before the origin fetch (but the
     // isolate's first, which waits for the pool's summary). Object pools with admission may
