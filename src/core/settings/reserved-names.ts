@@ -20,6 +20,10 @@ export const ROUTER_BINDINGS: readonly string[] = [
   "ROUTER",
   "COORDINATOR",
   "EDGE_ROOT",
+  "KEY_RPM_5",
+  "KEY_RPM_60",
+  "KEY_RPM_600",
+  "KEY_RPM_6000",
 ];
 
 export const ROUTER_BINDING_REASON =

@@ -5,12 +5,17 @@
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** OpenAI's error types (the `type` field clients switch on). */
+/**
+ * OpenAI's error types (the `type` field clients switch on). A rate limit's type names the limit
+ * that was reached, as OpenAI's 429s do: `requests` (per minute) or `tokens` (per minute).
+ */
 export type ApiErrorType =
   | "invalid_request_error"
   | "authentication_error"
   | "not_found_error"
   | "rate_limit_error"
+  | "requests"
+  | "tokens"
   | "server_error";
 
 export interface ApiErrorOptions {

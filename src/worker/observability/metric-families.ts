@@ -3,8 +3,9 @@
  * Every family `/metrics` exposes, in one place, named by Prometheus' conventions
  * (https://prometheus.io/docs/practices/naming/): the `llm_router_` prefix, `_total` for
  * counters, base units (`_seconds`, `_tokens`, `_ratio`, `_bytes`), and the labels `model`,
- * `origin`, `policy`, `reason`, `outcome`, `kind` (and `state` for an enum: one series per state,
- * 1 for the current one). docs/api.md lists them; the browser test checks it lists them all.
+ * `origin`, `policy`, `reason`, `outcome`, `kind`, `key` (a client key's id, bounded: see
+ * pool-metrics/key-counters.ts), and `state` for an enum (one series per state, 1 for the
+ * current one). docs/api.md lists them; the browser test checks it lists them all.
  */
 import { metricFamily as f } from "./exposition.ts";
 
@@ -48,6 +49,16 @@ export const families = {
     `${P}fallbacks_total`,
     "counter",
     "Requests the Worker routed alone (the object did not answer), by reason.",
+  ),
+  keyRequests: f(
+    `${P}key_requests_total`,
+    "counter",
+    "Requests by client key id (the object's first 32, then other) and outcome.",
+  ),
+  keyPromptTokens: f(
+    `${P}key_prompt_tokens_total`,
+    "counter",
+    "Engine-reported prompt tokens by client key id (the object's first 32, then other).",
   ),
   objectSeconds: f(
     `${P}route_object_seconds`,

@@ -86,6 +86,13 @@ function writeRequests(w: MetricsWriter, model: string, state: ObjectState): voi
   for (const [reason, n] of Object.entries(m.fallbacks)) {
     w.sample(F.fallbacks, { model, reason }, n);
   }
+  for (const [key, c] of Object.entries(m.keys)) {
+    for (const outcome of REQUEST_OUTCOMES) {
+      const n = c.requests[outcome];
+      if (n !== undefined) w.sample(F.keyRequests, { model, key, outcome }, n);
+    }
+    w.sample(F.keyPromptTokens, { model, key }, c.promptTokens);
+  }
   w.histogram(F.objectSeconds, { model }, m.latency.object);
   w.histogram(F.ttfbSeconds, { model }, m.latency.ttfb);
 }

@@ -2,7 +2,8 @@
  * @module
  * The pool's request metrics, kept by its Durable Object from the report every isolate sends
  * with `complete` (request-record/request-report.ts): requests by origin and outcome,
- * engine-reported and predicted cached tokens (usage-sums.ts), failovers, fallbacks, and
+ * engine-reported and predicted cached tokens (usage-sums.ts), failovers, fallbacks, requests
+ * and prompt tokens per client key (key-counters.ts), and
  * latency histograms (the object's round trip, time to first byte), plus the recent time series
  * for the dashboard. The routing state (load, health, index, decisions, shadows) is the core's
  * `stats`; this is what only the Worker can measure. Counters start at zero when the object
@@ -16,6 +17,7 @@ import {
   type RequestReport,
 } from "../request-record/request-report.ts";
 import { type HistogramData, histogram, observe } from "./histogram.ts";
+import { KeyCounterSet, type KeyCounters } from "./key-counters.ts";
 import { type SeriesPoint, TimeSeries, TTFB_BOUNDS } from "./time-series.ts";
 import { addUsage, cacheUsage, type UsageSums, usageSums } from "./usage-sums.ts";
 
@@ -35,6 +37,8 @@ export interface PoolMetricsSnapshot {
   origins: Record<string, OriginCounters>;
   /** Requests the Worker routed alone, by `fallback-*` reason. */
   fallbacks: Record<string, number>;
+  /** Per client key id (the first 32 seen, then `other`), while client keys are enforced. */
+  keys: Record<string, KeyCounters>;
   latency: { object: HistogramData; ttfb: HistogramData };
   series: { bucketMs: number; points: SeriesPoint[] };
 }
@@ -47,6 +51,7 @@ export class PoolMetrics {
   readonly #since: number;
   #origins = new Map<string, OriginCounters>();
   #fallbacks: Record<string, number> = {};
+  #keys = new KeyCounterSet();
   #object = histogram(OBJECT_BOUNDS);
   #ttfb = histogram(TTFB_BOUNDS);
   #series = new TimeSeries();
@@ -70,6 +75,7 @@ export class PoolMetrics {
     const usage = cacheUsage(report);
     if (usage.origin !== null) addUsage(this.#origin(usage.origin), usage);
     if (report.fallback !== null) bump(this.#fallbacks, report.fallback);
+    this.#keys.record(report);
     if (report.objectMs !== null) observe(this.#object, report.objectMs / 1000);
     if (report.ttfbMs !== undefined) observe(this.#ttfb, report.ttfbMs / 1000);
     this.#series.record(report, now);
@@ -86,6 +92,7 @@ export class PoolMetrics {
       since: this.#since,
       origins: Object.fromEntries(this.#origins),
       fallbacks: { ...this.#fallbacks },
+      keys: this.#keys.snapshot(),
       latency: { object: this.#object, ttfb: this.#ttfb },
       series: { bucketMs: this.#series.bucketMs, points: this.#series.points(now) },
     };

@@ -7,7 +7,7 @@
  * duration, error); it never holds prompt text, origin URLs, headers or secrets (docs/api.md
  * lists its fields).
  */
-import type { RouteDecision } from "../../core/router/router-types.ts";
+import type { Priority, RouteDecision } from "../../core/router/router-types.ts";
 import type { Coordination } from "../../core/settings/edge-settings.ts";
 import type {
   FailedAttempt,
@@ -45,6 +45,9 @@ export interface RequestLogLine {
   viewAgeMs: number | null;
   /** The error code sent to the client, if any. */
   error: string | null;
+  /** The client key's id (never the key) and priority; null while keys are not enforced. */
+  keyId: string | null;
+  priority: Priority | null;
   /** In a P/D pool: how it was served (`x-router-pd`: remote, local-cached, prefill-failed...). */
   pd: string | null;
   /** The prefill origin whose KV the answer came from, and its engine's cached tokens. */
@@ -80,6 +83,8 @@ export class RequestRecord {
   pd: string | null = null;
   /** The prefill leg whose KV the serving origin takes, once it answered (src/worker/pd/). */
   prefill: PrefillReport | null = null;
+  /** Who sent it, once its client key is checked (null while keys are not enforced). */
+  client: { keyId: string; priority: Priority } | null = null;
   /** The body is still streaming: the log line is written when it ends, not by the middleware. */
   streaming = false;
   #report: RequestReport | null = null;
@@ -88,6 +93,10 @@ export class RequestRecord {
   constructor(requestId: string, startedAt: number) {
     this.requestId = requestId;
     this.startedAt = startedAt;
+  }
+
+  identified(keyId: string, priority: Priority): void {
+    this.client = { keyId, priority };
   }
 
   decided({ decision, objectMs, fallback, coordination, viewAgeMs }: DecidedBy): void {
@@ -128,6 +137,7 @@ export class RequestRecord {
       objectMs: this.objectMs,
       fallback: this.fallback,
       ...(this.prefill ? { prefill: this.prefill } : {}),
+      ...(this.client ? { keyId: this.client.keyId } : {}),
     };
     return this.#report;
   }
@@ -156,6 +166,8 @@ export class RequestRecord {
       coordination: this.coordination,
       viewAgeMs: this.viewAgeMs,
       error,
+      keyId: this.client?.keyId ?? null,
+      priority: this.client?.priority ?? null,
       pd: this.pd,
       prefillOrigin: report?.prefill?.origin ?? null,
       prefillCachedTokens: report?.prefill?.usage?.cachedTokens ?? null,

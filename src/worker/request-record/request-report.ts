@@ -63,6 +63,8 @@ export interface RequestReport {
   readonly fallback: string | null;
   /** The prefill leg whose KV the serving origin took, if the request was disaggregated. */
   readonly prefill?: PrefillReport | undefined;
+  /** The client key's id (never the key), while client keys are enforced. */
+  readonly keyId?: string | undefined;
 }
 
 /**

@@ -1,5 +1,6 @@
 /** The Hono environment of the Worker: its bindings (from wrangler.toml) and context variables. */
 import type { RequestIdVariables } from "hono/request-id";
+import type { ClientKeyRecord } from "../../access/key-record.ts";
 import type { RequestRecord } from "../../request-record/request-record.ts";
 
 /**
@@ -23,5 +24,7 @@ export interface AppEnv {
   Variables: RequestIdVariables & {
     /** The LLM routes' record of the request (see request-log.ts). */
     record: RequestRecord;
+    /** The request's client key (client-key.ts); null while keys are not enforced. */
+    client: ClientKeyRecord | null;
   };
 }

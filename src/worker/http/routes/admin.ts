@@ -8,6 +8,7 @@
  * - GET /admin/state?model=: the pool's origins, load, health, index, recent decisions, metrics,
  *   as the object sees them, plus this isolate's settings status and fallback router
  *   (observability/pool-state.ts); without `model`, every pool's (the dashboard polls this).
+ * - /admin/keys: client keys (admin-keys.ts).
  */
 import { Hono } from "hono";
 import { formatSettingsErrors, parseSettings } from "../../../core/settings/parse-settings.ts";
@@ -28,6 +29,7 @@ import type { AppEnv } from "../middleware/app-env.ts";
 import { bearerGuard } from "../middleware/bearer-guard.ts";
 import { limitBody } from "../middleware/body-limit.ts";
 import { jsonBody } from "../middleware/json-body.ts";
+import { adminKeysRoutes } from "./admin-keys.ts";
 
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 
@@ -116,4 +118,5 @@ export const adminRoutes = new Hono<AppEnv>()
     const state = await poolState(c.env, await currentSettings(c.env), model);
     if (!state) throw modelNotFound(model);
     return c.json(state);
-  });
+  })
+  .route("/keys", adminKeysRoutes);

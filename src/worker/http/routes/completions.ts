@@ -1,15 +1,18 @@
 /**
  * `POST /v1/chat/completions` and `POST /v1/completions` (docs/architecture.md, "One
- * request"): body limit, headers the origin can take, the body's structural budget and JSON,
- * then the handler: validate the routing fields, find the pool, hash the prompt here at the
- * edge, ask the pool's object (or the fallback) for a decision, or in an edge-coordinated pool
- * decide with this isolate's replica, forward the original bytes (a disaggregated request: two
- * legs, src/worker/pd/).
+ * request"): the client key and its request rate (when every pool needs a key), body limit,
+ * headers the origin can take, the body's structural budget and JSON, then the handler:
+ * validate the routing fields, the key if the model's pool needs one and it was not checked
+ * yet, check the key may use the model, find the pool, hash the prompt here at the edge, spend
+ * the key's prompt-token budget, ask the pool's object (or the fallback) for a decision, or in
+ * an edge-coordinated pool decide with this isolate's replica, forward the original bytes (a
+ * disaggregated request: two legs, src/worker/pd/).
  */
 import { Hono, type MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
 import type { Priority } from "../../../core/router/router-types.ts";
+import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
 import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
@@ -26,6 +29,7 @@ import {
 } from "../../validation/llm-request.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 import { limitBody, tooLarge } from "../middleware/body-limit.ts";
+import { admitKey, clientKey } from "../middleware/client-key.ts";
 import { type JsonBodyEnv, jsonBody } from "../middleware/json-body.ts";
 import { requestLog } from "../middleware/request-log.ts";
 
@@ -54,6 +58,15 @@ function completionsHandler(
     const settings = await currentSettings(c.env);
     const body = validateLlmRequest(c.get("json") as Record<string, unknown>, schema);
     record.model = body.model;
+    // Keys of pools that need one when not every pool does (the middleware did the rest);
+    // only for pools that exist, so made-up models cost no KV read.
+    let client = c.get("client");
+    if (!client && settings.pool(body.model)) {
+      const now = Date.now();
+      client = await keyFor(c.env, body.model, c.req.header("authorization"), now);
+      if (client) await admitKey(c.env, record, client, now);
+    }
+    if (client) checkModel(client, body.model);
     const pool = settings.pool(body.model);
     if (!pool) throw modelNotFound(body.model);
     // The bytes jsonBody read: the origin receives exactly what the client sent.
@@ -62,15 +75,18 @@ function completionsHandler(
     // Hashing is pure CPU, which Workers' clocks do not show (they move only across I/O):
     // `npm run bench:core` measures it.
     const key = promptKey(body, pool.chunkBytes);
+    if (client) spendPromptTokens(client, key.promptTokens, Date.now());
     const ref = { model: body.model, pool, version: settings.version(body.model) };
     const json = c.get("json") as Record<string, unknown>;
+    // A keyed request's fair share is its key's; its priority its key's, or lower (routeClient).
+    const priority = priorityOf(c.req.header(PRIORITY_HEADER));
     const routeInput = {
       chunkHashes: key.chunkHashes,
       promptTokens: key.promptTokens,
       sessionKey: c.req.header(SESSION_HEADER),
       // Several choices are never disaggregated; the engine checks `n` itself.
       n: Number.isInteger(json.n) ? (json.n as number) : undefined,
-      client: { key: ANONYMOUS_KEY, priority: priorityOf(c.req.header(PRIORITY_HEADER)) },
+      client: client ? routeClient(client, priority) : { key: ANONYMOUS_KEY, priority },
     };
     // Edge pools decide in this isolate, with no call before the origin fetch (but the
     // isolate's first, which waits for the pool's summary). Object pools with admission may
@@ -107,6 +123,8 @@ function completionsHandler(
 /** The steps before the handler, in order; per route, not `.use()`, which would cover all /v1. */
 const steps = [
   requestLog(),
+  // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
+  clientKey(),
   // The largest pool's limit applies until the model, and with it the pool, is known.
   limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
   async function forwardableHeaders(c, next) {

@@ -1,18 +1,33 @@
-/** `GET /v1/models`: the models in settings, in OpenAI's list shape. */
+/**
+ * `GET /v1/models`: the models in settings, in OpenAI's list shape: the pools that need no key,
+ * and those the client's key may use. When every pool needs a key, a request without a valid one
+ * is a 401; when only some do, it sees the open ones. Not counted against a key's request rate.
+ */
 import { Hono } from "hono";
+import {
+  authenticate,
+  enforcedEverywhere,
+  enforcedFor,
+  mayUse,
+  presentedKey,
+} from "../../access/client-access.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 
 export const modelsRoutes = new Hono<AppEnv>().get("/models", async (c) => {
+  const now = Date.now();
+  const authorization = c.req.header("authorization");
+  const client = (await enforcedEverywhere(c.env, now))
+    ? await authenticate(c.env, authorization, now)
+    : await presentedKey(c.env, authorization, now);
   const { settings, revision } = await currentSettings(c.env);
   const created = Math.floor(revision / 1000);
+  const models = Object.keys(settings.pools);
+  const open = await Promise.all(models.map(async (id) => !(await enforcedFor(c.env, id, now))));
   return c.json({
     object: "list",
-    data: Object.keys(settings.pools).map((id) => ({
-      id,
-      object: "model",
-      created,
-      owned_by: "llm-edge-router",
-    })),
+    data: models
+      .filter((id, i) => open[i] || (client !== null && mayUse(client, id)))
+      .map((id) => ({ id, object: "model", created, owned_by: "llm-edge-router" })),
   });
 });

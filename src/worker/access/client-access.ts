@@ -1,0 +1,107 @@
+/**
+ * @module
+ * The client-key checks of an LLM request, in the order they run (docs/architecture.md, "One
+ * request"), each a 4xx in OpenAI's shape (access-errors.ts). A pool needs a key once a key
+ * names it, every pool once a key names `*` (key-store.ts); a pool no key names stays open, and
+ * the `Authorization` its clients send is ignored.
+ * 1. `authenticate`: `Authorization: Bearer <key>` must name a key whose SHA-256 matches. When
+ *    every pool needs a key it runs before the body is read (http/middleware/client-key.ts);
+ *    else once the body names the model, and only if that pool needs one (`keyFor`).
+ * 2. The request rate (request-rate.ts), right after.
+ * 3. `checkModel`: the key must list the model (or `*`).
+ * 4. `spendPromptTokens`, once the prompt is hashed: its estimate against the key's budget in
+ *    this isolate (token-budget.ts).
+ * Keys and enforcement come from this isolate's cache over KV (key-cache.ts), refreshed after
+ * `SETTINGS_CACHE_MS`: no KV read on most requests, and no object call on any.
+ */
+import type { Priority, RouteClient } from "../../core/router/router-types.ts";
+import { ApiError } from "../errors/api-error.ts";
+import { settingsTtl } from "../settings/settings-cache.ts";
+import { invalidKey, missingKey, modelNotAllowed, rateLimited } from "./access-errors.ts";
+import { keyIdOf, keyMatches } from "./client-key.ts";
+import { keyCache } from "./key-cache.ts";
+import { ANY_MODEL, type ClientKeyRecord } from "./key-record.ts";
+import { tokenBudgets } from "./token-budget.ts";
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/** Whether every pool needs a key (a key named `*`), as this isolate knows it. */
+export function enforcedEverywhere(env: Env, now: number): Promise<boolean> {
+  return keyCache.enforcedEverywhere(env.SETTINGS, settingsTtl(env), now);
+}
+
+/** Whether pool `model` needs a key, as this isolate knows it. */
+export function enforcedFor(env: Env, model: string, now: number): Promise<boolean> {
+  return keyCache.enforcedFor(env.SETTINGS, model, settingsTtl(env), now);
+}
+
+/** The key `authorization` presents; a 401 if it is missing, unknown, revoked or wrong. */
+export async function authenticate(
+  env: Env,
+  authorization: string | undefined,
+  now: number,
+): Promise<ClientKeyRecord> {
+  const key = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+  if (key === undefined) throw missingKey();
+  const id = keyIdOf(key);
+  const record =
+    id === null ? null : await keyCache.record(env.SETTINGS, id, settingsTtl(env), now);
+  if (record === null || !(await keyMatches(key, record.hash))) throw invalidKey();
+  return record;
+}
+
+/** The key a request for `model` must present (a 401 without one), or null if its pool is open. */
+export async function keyFor(
+  env: Env,
+  model: string,
+  authorization: string | undefined,
+  now: number,
+): Promise<ClientKeyRecord | null> {
+  if (!(await enforcedFor(env, model, now))) return null;
+  return authenticate(env, authorization, now);
+}
+
+/** The key presented, if valid, else null: never a 401 (`GET /v1/models` of open pools). */
+export async function presentedKey(
+  env: Env,
+  authorization: string | undefined,
+  now: number,
+): Promise<ClientKeyRecord | null> {
+  try {
+    return await authenticate(env, authorization, now);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return null;
+    throw error;
+  }
+}
+
+export const mayUse = (key: ClientKeyRecord, model: string): boolean =>
+  key.models.includes(model) || key.models.includes(ANY_MODEL);
+
+export function checkModel(key: ClientKeyRecord, model: string): void {
+  if (!mayUse(key, model)) throw modelNotAllowed(model);
+}
+
+/** Spend `tokens` (the edge's estimate) of the key's budget; a 429 while it is in debt. */
+export function spendPromptTokens(key: ClientKeyRecord, tokens: number, now: number): void {
+  const perMinute = key.limits.promptTokensPerMinute;
+  if (perMinute === null) return;
+  const spent = tokenBudgets.spend(key.id, perMinute, tokens, now);
+  if (spent.ok) return;
+  throw rateLimited({
+    kind: "tokens",
+    keyId: key.id,
+    limit: perMinute,
+    retryAfterMs: spent.retryAfterMs,
+  });
+}
+
+/**
+ * What routing (admission's fair share and shedding order) is told of the client: the key's id,
+ * never the key, and its priority, which the request may lower to `batch` (`x-router-priority`)
+ * but never raise: a batch key's clients cannot jump the queue.
+ */
+export const routeClient = (key: ClientKeyRecord, requested: Priority): RouteClient => ({
+  key: key.id,
+  priority: key.priority === "batch" ? "batch" : requested,
+});
