@@ -26,7 +26,8 @@ import type { RootAnswer, SyncAnswer } from "../../core/edge/sync-protocol.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { withDeadline } from "../edge-routing/with-deadline.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
-import { SnapshotStore } from "../pool-object/snapshot-store.ts";
+import { ObjectStart } from "../pool-object/object-start.ts";
+import type { SnapshotStore } from "../pool-object/snapshot-store.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
 import { coordinatorName, rootStub } from "./edge-stubs.ts";
 import type { CoordinatorState, SyncCall } from "./rpc-types.ts";
@@ -41,10 +42,9 @@ const ROOT_TIMEOUT_MS = 2000;
 
 export class CoordinatorObject extends DurableObject<Env> {
   readonly #epoch = crypto.randomUUID();
-  #store: SnapshotStore | null = null;
+  readonly #boot: ObjectStart;
   #coordinator: EdgeCoordinator | null = null;
   #held: StoredGroup | null = null;
-  #startFailure: unknown = null;
   readonly #metrics = new PoolMetrics(Date.now());
   #dirty = false;
   #alarmSet = false;
@@ -54,30 +54,19 @@ export class CoordinatorObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#start();
-  }
-
-  #start(): void {
-    this.#startFailure = null;
-    void this.ctx.blockConcurrencyWhile(async () => {
-      try {
-        this.#store ??= new SnapshotStore(this.ctx.storage);
-        const stored = parseStoredGroup(this.#store.loadPool());
+    this.#boot = new ObjectStart(
+      ctx,
+      (store) => {
+        const stored = parseStoredGroup(store.loadPool());
         if (stored) this.#install(stored);
-      } catch (error) {
-        this.#startFailure = error;
-      }
-    });
+      },
+      "coordinator",
+    );
+    this.#boot.begin();
   }
 
-  /** Throws the start-up failure to this caller and lets the next one try again. */
   #ready(): SnapshotStore {
-    if (this.#startFailure !== null || !this.#store) {
-      const failure = this.#startFailure;
-      this.#start();
-      throw failure instanceof Error ? failure : new Error("coordinator failed to start");
-    }
-    return this.#store;
+    return this.#boot.ready();
   }
 
   #install(stored: StoredGroup): void {
@@ -86,13 +75,13 @@ export class CoordinatorObject extends DurableObject<Env> {
       epoch: this.#epoch,
       id: coordinatorName(stored.model, stored.group),
     });
-    const bytes = this.#store?.loadSnapshot();
+    const bytes = this.#boot.store?.loadSnapshot();
     if (bytes) {
       try {
         coordinator.restore(bytes);
       } catch (error) {
         console.warn(`coordinator ${stored.model}: discarding unreadable snapshot: ${error}`);
-        this.#store?.clearSnapshot();
+        this.#boot.store?.clearSnapshot();
       }
     }
     this.#coordinator = coordinator;

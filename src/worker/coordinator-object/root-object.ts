@@ -18,47 +18,37 @@ import type { RootAnswer, RootReport } from "../../core/edge/sync-protocol.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
+import { ObjectStart } from "../pool-object/object-start.ts";
 import type { IngestOutcome } from "../pool-object/rpc-types.ts";
-import { SnapshotStore } from "../pool-object/snapshot-store.ts";
+import type { SnapshotStore } from "../pool-object/snapshot-store.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
 import type { RootState } from "./rpc-types.ts";
 import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
 
 export class RootObject extends DurableObject<Env> {
   readonly #epoch = crypto.randomUUID();
-  #store: SnapshotStore | null = null;
+  readonly #boot: ObjectStart;
   #root: EdgeRoot | null = null;
   #held: StoredGroup | null = null;
-  #startFailure: unknown = null;
   readonly #batches = new BatchLedger();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#start();
-  }
-
-  #start(): void {
-    this.#startFailure = null;
-    void this.ctx.blockConcurrencyWhile(async () => {
-      try {
-        this.#store ??= new SnapshotStore(this.ctx.storage);
+    this.#boot = new ObjectStart(
+      ctx,
+      (store) => {
         const now = Date.now();
-        this.#batches.restore(this.#store.loadMarks(now - this.#batches.windowMs), now);
-        const stored = parseStoredGroup(this.#store.loadPool());
+        this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
+        const stored = parseStoredGroup(store.loadPool());
         if (stored) this.#install(stored);
-      } catch (error) {
-        this.#startFailure = error;
-      }
-    });
+      },
+      "edge root",
+    );
+    this.#boot.begin();
   }
 
   #ready(): SnapshotStore {
-    if (this.#startFailure !== null || !this.#store) {
-      const failure = this.#startFailure;
-      this.#start();
-      throw failure instanceof Error ? failure : new Error("edge root failed to start");
-    }
-    return this.#store;
+    return this.#boot.ready();
   }
 
   #install(stored: StoredGroup): void {
@@ -84,7 +74,7 @@ export class RootObject extends DurableObject<Env> {
     if (verdict !== "apply") return verdict;
     if (!root.ingest(origin, events, now)) return "unknown-origin";
     this.#batches.record(origin, id, at, now);
-    if (events.some((e) => e.type !== "load")) this.#store?.saveMark(origin, { id, at });
+    if (events.some((e) => e.type !== "load")) this.#boot.store?.saveMark(origin, { id, at });
     return "applied";
   }
 

@@ -39,8 +39,9 @@ import { type PoolSettings, poolSettings } from "../../core/settings/settings-sc
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import { ObjectStart } from "./object-start.ts";
 import type { AdmitCall, Admitted, IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
-import { SnapshotStore, type StoredPool } from "./snapshot-store.ts";
+import type { SnapshotStore, StoredPool } from "./snapshot-store.ts";
 
 /** Delay between the first unsaved change and the snapshot that saves it. */
 const PERSIST_DELAY_MS = 10_000;
@@ -50,10 +51,9 @@ const LEASE_SWEEP_MS = 60_000;
 export class RouterObject extends DurableObject<Env> {
   /** Makes tickets of this start unique against those of earlier starts. */
   readonly #ticketPrefix = `${crypto.randomUUID().slice(0, 8)}-`;
-  #store: SnapshotStore | null = null;
+  readonly #boot: ObjectStart;
   #router: CoreRouter | null = null;
   #held: StoredPool | null = null;
-  #startFailure: unknown = null;
   readonly #metrics = new PoolMetrics(Date.now());
   readonly #batches = new BatchLedger();
   #dirty = false;
@@ -66,32 +66,21 @@ export class RouterObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#start();
-  }
-
-  #start(): void {
-    this.#startFailure = null;
-    void this.ctx.blockConcurrencyWhile(async () => {
-      try {
-        this.#store ??= new SnapshotStore(this.ctx.storage);
+    this.#boot = new ObjectStart(
+      ctx,
+      (store) => {
         const now = Date.now();
-        this.#batches.restore(this.#store.loadMarks(now - this.#batches.windowMs), now);
-        const stored = parseStored(this.#store.loadPool());
+        this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
+        const stored = parseStored(store.loadPool());
         if (stored) this.#install(stored);
-      } catch (error) {
-        this.#startFailure = error;
-      }
-    });
+      },
+      "router object",
+    );
+    this.#boot.begin();
   }
 
-  /** Throws the start-up failure to this caller and lets the next one try again. */
   #ready(): SnapshotStore {
-    if (this.#startFailure !== null || !this.#store) {
-      const failure = this.#startFailure;
-      this.#start();
-      throw failure instanceof Error ? failure : new Error("router object failed to start");
-    }
-    return this.#store;
+    return this.#boot.ready();
   }
 
   /** Build the router for `stored` and bring back the last snapshot (before any traffic). */
@@ -100,13 +89,13 @@ export class RouterObject extends DurableObject<Env> {
       model: stored.model,
       ticketPrefix: this.#ticketPrefix,
     });
-    const bytes = this.#store?.loadSnapshot();
+    const bytes = this.#boot.store?.loadSnapshot();
     if (bytes) {
       try {
         router.restore(bytes);
       } catch (error) {
         console.warn(`router ${stored.model}: discarding unreadable snapshot: ${String(error)}`);
-        this.#store?.clearSnapshot();
+        this.#boot.store?.clearSnapshot();
       }
     }
     this.#router = router;
@@ -255,7 +244,7 @@ export class RouterObject extends DurableObject<Env> {
     this.#pump();
     // Load reports change no snapshot content; saving for them would write every few seconds.
     if (events.some((e) => e.type !== "load")) {
-      this.#store?.saveMark(origin, { id, at });
+      this.#boot.store?.saveMark(origin, { id, at });
       this.#touch();
     }
     return "applied";
