@@ -3,8 +3,8 @@
  * This isolate's replicas of its edge-coordinated pools (docs/architecture.md, "The Worker's
  * edge path"): one `EdgeReplica` per pool, made at the pool's first request, its index capped
  * at the pool's `edge.replicaMaxChunks` (the core's `replicaPool`), brought up to new settings
- * when their fingerprint changes. Beside each: the reports waiting to ride with its syncs, and
- * the state of its sync loop (sync-loop.ts).
+ * when their fingerprint changes. Beside each: its admission (edge-admission.ts), the reports
+ * waiting to ride with its syncs, and the state of its sync loop (sync-loop.ts).
  *
  * The registry is module scope (`replicaRegistry`): an isolate's memory outlives its requests,
  * which is what lets it route without a call. Tests make several registries to stand for
@@ -12,6 +12,7 @@
  */
 import { EdgeReplica } from "../../core/edge/edge-replica.ts";
 import type { PoolRef } from "../edge-routing/pool-stub.ts";
+import { EdgeAdmission } from "./edge-admission.ts";
 import { ReportBatches } from "./report-batches.ts";
 
 /** The sync loop running in some live request's `waitUntil` (sync-loop.ts). */
@@ -23,6 +24,8 @@ export interface SyncLoop {
 
 export interface EdgePool {
   readonly replica: EdgeReplica;
+  /** The pool's admission over the replica (off without `admission` settings). */
+  readonly admission: EdgeAdmission;
   readonly reports: ReportBatches;
   /** The settings the replica runs (the latest request's). */
   ref: PoolRef;
@@ -57,8 +60,10 @@ export class ReplicaRegistry {
   get(ref: PoolRef, group: number): EdgePool {
     let held = this.#pools.get(ref.model);
     if (!held) {
+      const replica = new EdgeReplica(ref.pool, { model: ref.model, isolate: this.isolate });
       held = {
-        replica: new EdgeReplica(ref.pool, { model: ref.model, isolate: this.isolate }),
+        replica,
+        admission: new EdgeAdmission(replica, ref.pool.admission),
         reports: new ReportBatches(ref.pool.edge.bufferMaxRecords),
         ref,
         group,
@@ -68,6 +73,7 @@ export class ReplicaRegistry {
       this.#pools.set(ref.model, held);
     } else if (held.ref.version.fingerprint !== ref.version.fingerprint) {
       held.replica.applySettings(ref.pool);
+      held.admission.configure(ref.pool.admission, Date.now());
     }
     held.ref = ref;
     held.group = group;

@@ -8,11 +8,21 @@
  * request's `waitUntil` will send. The `Ledger` it returns is what
  * forward/ reports to, as with the pool's object: failover and the end land in the replica,
  * and the end's report waits to ride with the batch that carries the end record.
+ *
+ * A pool with `admission` settings offers the request to the isolate's admission over its
+ * replica (edge-admission.ts) instead: routed or shed at once (429/503 with `Retry-After`, as
+ * in object mode: shed-error.ts), or held in this request until admission routes or sheds it.
+ * While it waits, the request pumps admission and looks for its answer at admission's `wakeAt`
+ * and every HELD_POLL_MS (Workers run timers only inside requests, and workerd does not let
+ * another request's end resolve this one's promise), syncs every `edge.flushMs` so it hears
+ * the other isolates' ends, and leaves the queue when its client's `signal` aborts.
  */
-import type { RouteRequest } from "../../core/router/router-types.ts";
+import type { Settled } from "../../core/admission/admission.ts";
+import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import { type ColoProperties, coloGroup } from "../coordinator-object/colo-group.ts";
 import type { PoolRef } from "../edge-routing/pool-stub.ts";
-import type { Ledger, Routed } from "../edge-routing/route-request.ts";
+import type { Ledger, Routed, Waiter } from "../edge-routing/route-request.ts";
+import { clientLeftError, shedError } from "../edge-routing/shed-error.ts";
 import { routerOutcome } from "../request-record/request-report.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
 import { pump, syncOnce } from "./sync-loop.ts";
@@ -22,9 +32,14 @@ export interface EdgeRouteOptions {
   readonly cf?: ColoProperties | undefined;
   /** This isolate's replicas (tests pass their own to stand for other isolates). */
   readonly registry?: ReplicaRegistry;
+  /** The request's name while it waits in admission, and its client's abort signal. */
+  readonly waiter?: Waiter;
 }
 
 type Ctx = Pick<ExecutionContext, "waitUntil">;
+
+/** A held request looks for its answer at least this often (another request's end frees room). */
+const HELD_POLL_MS = 20;
 
 export async function routeAtEdge(
   env: Env,
@@ -38,8 +53,8 @@ export async function routeAtEdge(
   const { replica } = pool;
   // Cold (no answer yet, none failed): bootstrap first, bounded by the pool's routeTimeoutMs.
   if (replica.viewAgeMs(Date.now()) === null && !replica.degraded) await syncOnce(pool, env);
+  const decision = await decide(pool, env, request, options.waiter);
   const now = Date.now();
-  const decision = replica.route(request, now);
   pump(pool, env, ctx, now);
   return {
     decision,
@@ -51,9 +66,70 @@ export async function routeAtEdge(
   };
 }
 
+/** The replica's decision, through admission when the pool has it (see the module comment). */
+async function decide(
+  pool: EdgePool,
+  env: Env,
+  request: RouteRequest,
+  waiter: Waiter | undefined,
+): Promise<RouteDecision> {
+  const { admission, replica } = pool;
+  if (!waiter || !admission.enabled) return replica.route(request, Date.now());
+  const settled =
+    admission.offer(waiter.id, request, Date.now()) ?? (await held(pool, env, waiter));
+  if (settled === "left") throw clientLeftError();
+  if (settled.kind === "shed") throw shedError(settled.shed);
+  return settled.decision;
+}
+
+/**
+ * Wait for a held request's answer: wake at admission's `wakeAt` or every HELD_POLL_MS (the end
+ * that frees room is another request's, which cannot wake this one), pump, collect; sync every
+ * `edge.flushMs` meanwhile; leave at once when the client aborts.
+ */
+async function held(pool: EdgePool, env: Env, waiter: Waiter): Promise<Settled | "left"> {
+  const { admission, replica } = pool;
+  const { id, signal } = waiter;
+  let aborted: () => void = () => {};
+  const abort = new Promise<void>((resolve) => {
+    aborted = resolve;
+  });
+  signal?.addEventListener("abort", aborted);
+  try {
+    for (;;) {
+      const now = Date.now();
+      admission.pump(now);
+      const settled = admission.take(id);
+      if (settled) return settled;
+      if (signal?.aborted) {
+        admission.leave(id);
+        return "left";
+      }
+      const { flushMs } = pool.ref.pool.edge;
+      const poll = now + Math.min(flushMs, HELD_POLL_MS);
+      const wake = Math.min(admission.wakeAt(now) ?? poll, poll);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        abort,
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, Math.max(0, wake - now));
+        }),
+      ]);
+      clearTimeout(timer);
+      // Hear the other isolates' ends (not while degraded: the sync loop backs off then).
+      const age = replica.viewAgeMs(Date.now());
+      if (!replica.degraded && (age === null || age >= flushMs)) void syncOnce(pool, env);
+    }
+  } finally {
+    signal?.removeEventListener("abort", aborted);
+  }
+}
+
 function edgeLedger(pool: EdgePool, env: Env, ctx: Ctx): Ledger {
   const { replica } = pool;
   const then = <T>(result: T): Promise<T> => {
+    // Room may have freed: held requests first, then their records and this one's to the sync.
+    pool.admission.pump(Date.now());
     pump(pool, env, ctx, Date.now());
     return Promise.resolve(result);
   };

@@ -124,6 +124,8 @@ async function exchange(
   if (answer) {
     replica.onAnswer(answer, Date.now());
     reports.acknowledge();
+    // The pool's load as the coordinator saw it: held requests may fit now.
+    pool.admission.pump(Date.now());
   } else {
     replica.onFailure(Date.now());
   }

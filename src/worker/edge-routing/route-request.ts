@@ -19,7 +19,6 @@
 import type { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { Coordination } from "../../core/settings/edge-settings.ts";
-import { ApiError } from "../errors/api-error.ts";
 import type { Admitted } from "../pool-object/rpc-types.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { fallbackRouters } from "./fallback-routers.ts";
@@ -31,7 +30,7 @@ import {
   poolStub,
   routeOnObject,
 } from "./pool-stub.ts";
-import { shedError } from "./shed-error.ts";
+import { clientLeftError, shedError } from "./shed-error.ts";
 import { DeadlineError, withDeadline } from "./with-deadline.ts";
 
 /**
@@ -169,8 +168,7 @@ export async function routeRequest(
     waiter?.signal?.removeEventListener("abort", leave);
   }
   if (admitted.kind === "shed") throw shedError(admitted.shed);
-  // Its client left while it waited: nobody reads this answer.
-  if (admitted.kind === "left") throw new ApiError(503, "server_error", "client_left", "left");
+  if (admitted.kind === "left") throw clientLeftError();
   const { decision } = admitted;
   const known = (id: string | undefined) =>
     id === undefined || ref.pool.origins.some((o) => o.id === id);

@@ -2,7 +2,8 @@
  * A request the pool's admission shed (src/core/admission/shed.ts), as the client sees it:
  * OpenAI's error shape with `Retry-After` in whole seconds, which OpenAI's clients honour. 429
  * when this client's key is over its share of the queue, 503 when the pool is over its latency
- * objective for everyone of the request's priority.
+ * objective for everyone of the request's priority. And the error of a held request whose client
+ * left (nobody reads it).
  */
 import type { Shed } from "../../core/admission/shed.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -25,4 +26,9 @@ export function shedError(shed: Shed): ApiError {
         `the pool is over its latency objective (${shed.reason}); retry after ${seconds} s`,
         options,
       );
+}
+
+/** A held request's client left while it waited: nobody reads this answer. */
+export function clientLeftError(): ApiError {
+  return new ApiError(503, "server_error", "client_left", "left");
 }

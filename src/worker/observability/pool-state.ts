@@ -7,6 +7,7 @@
  * answer within OBJECT_TIMEOUT_MS is reported as such (`objectError`), never as an error of the
  * whole page, so one stuck pool cannot hide the others.
  */
+import type { AdmissionStats } from "../../core/admission/admission.ts";
 import type { ReplicaCounters } from "../../core/edge/edge-replica.ts";
 import type { RouterStats } from "../../core/router/router-types.ts";
 import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
@@ -48,6 +49,8 @@ export interface ReplicaState {
   viewAgeMs: number | null;
   waiting: { records: number; dropped: number };
   counters: ReplicaCounters;
+  /** This isolate's admission for the pool: waiting, admitted, shed, left. */
+  admission: AdmissionStats;
 }
 
 /** scheme://host/path only: credentials and query strings may carry keys. */
@@ -122,6 +125,7 @@ function replicaState(model: string, now: number): ReplicaState | null {
     viewAgeMs: replica.viewAgeMs(now),
     waiting: replica.waiting,
     counters: { ...replica.counters },
+    admission: held.admission.stats(now),
   };
 }
 

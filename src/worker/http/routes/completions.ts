@@ -89,17 +89,17 @@ function completionsHandler(
       client: client ? routeClient(client, priority) : { key: ANONYMOUS_KEY, priority },
     };
     // Edge pools decide in this isolate, with no call before the origin fetch (but the
-    // isolate's first, which waits for the pool's summary). Object pools with admission may
-    // hold the request in the object (`waiter`: its name there and its client's abort signal).
+    // isolate's first, which waits for the pool's summary). Pools with admission may hold the
+    // request, in the object or in this isolate (`waiter`: its name there and its client's
+    // abort signal).
+    const waiter = { id: c.get("requestId"), signal: c.req.raw.signal };
     const routed =
       pool.coordination === "edge"
         ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
             cf: c.req.raw.cf as ColoProperties | undefined,
+            waiter,
           })
-        : await routeRequest(c.env, c.executionCtx, ref, routeInput, {
-            id: c.get("requestId"),
-            signal: c.req.raw.signal,
-          });
+        : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
     record.decided(routed);
     const input = {
       env: c.env,
