@@ -4,30 +4,21 @@
  * engine. What a user's code sees: its SDK's own error classes for a wrong key, a model the key
  * may not use and a limit, and a 429 the SDK waits out (`retry-after-ms`) and retries by itself.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { rmSync } from "node:fs";
 import OpenAI, { AuthenticationError, PermissionDeniedError, RateLimitError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileNamed } from "../../sim/engine/profiles.ts";
 import { promptKey } from "../../src/core/prompt/prompt-key.ts";
-import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
+import type { Stack } from "../../tools/local-stack/stack.ts";
+import { e2eDir, startE2eStack } from "./e2e-stack.ts";
 
-const root = resolve(import.meta.dirname, "../..");
-const dir = mkdtempSync(join(tmpdir(), "router-keys-e2e-"));
+const dir = e2eDir("router-keys-e2e-");
 const MODEL = "keyed";
 const PER_MINUTE = 600;
 let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startStack({
-    root,
+  stack = await startE2eStack(dir, {
     origins: 1,
-    profile: profileNamed("llama-3.1-8b-h100"),
-    timeScale: 10,
-    persistTo: join(dir, "state"),
-    devVars: join(dir, "dev.vars"),
-    reportIntervalMs: 300,
   });
   const origins = stack.originSettings();
   await stack.putSettings({ pools: { [MODEL]: { origins }, unlisted: { origins } } });

@@ -6,14 +6,13 @@
  * saying why, when /usr/bin/chromium is absent; `.ci/run` installs it. Writes
  * test-artifacts/dashboard.png.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileNamed } from "../../sim/engine/profiles.ts";
-import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
+import type { Stack } from "../../tools/local-stack/stack.ts";
+import { e2eDir, startE2eStack } from "./e2e-stack.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const CHROMIUM = "/usr/bin/chromium";
@@ -23,7 +22,7 @@ const MODEL = "dash-model";
 const ORIGINS = ["gpu-a", "gpu-b", "gpu-c"];
 const WAIT_MS = 10_000;
 
-const dir = mkdtempSync(join(tmpdir(), "router-dashboard-e2e-"));
+const dir = e2eDir("router-dashboard-e2e-");
 let stack: Stack | undefined;
 let browser: Browser | undefined;
 
@@ -79,14 +78,8 @@ async function chat(topic: string, turns: number): Promise<void> {
 
 beforeAll(async () => {
   stack = await bounded(
-    startStack({
-      root,
+    startE2eStack(dir, {
       origins: ORIGINS.length,
-      profile: profileNamed("llama-3.1-8b-h100"),
-      timeScale: 10,
-      persistTo: join(dir, "state"),
-      devVars: join(dir, "dev.vars"),
-      reportIntervalMs: 300,
     }),
     45_000,
     "local stack",

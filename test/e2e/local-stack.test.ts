@@ -4,30 +4,22 @@
  * webhooks). The short version of `npm start`, run by `npm test`. Edge-coordinated pools too:
  * the Worker's isolate routes with its replica and syncs with the pool's coordinator object.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import OpenAI, { APIError } from "openai";
+import { rmSync } from "node:fs";
+import type OpenAI from "openai";
+import { APIError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileNamed } from "../../sim/engine/profiles.ts";
 import type { RouterStats } from "../../src/core/router/router-types.ts";
-import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
+import type { Stack } from "../../tools/local-stack/stack.ts";
 import { promptText } from "../../tools/replay/prompt-text.ts";
+import { e2eDir, routerClient, startE2eStack } from "./e2e-stack.ts";
 
-const root = resolve(import.meta.dirname, "../..");
-const dir = mkdtempSync(join(tmpdir(), "router-e2e-"));
+const dir = e2eDir("router-e2e-");
 let stack: Stack;
 let client: OpenAI;
 
 beforeAll(async () => {
-  stack = await startStack({
-    root,
+  stack = await startE2eStack(dir, {
     origins: 3,
-    profile: profileNamed("llama-3.1-8b-h100"),
-    timeScale: 10,
-    persistTo: join(dir, "state"),
-    devVars: join(dir, "dev.vars"),
-    reportIntervalMs: 300,
   });
   const origins = stack.originSettings();
   await stack.putSettings({
@@ -39,12 +31,7 @@ beforeAll(async () => {
       "edge-sessions": { origins, policy: { type: "cost" }, coordination: "edge" },
     },
   });
-  client = new OpenAI({
-    baseURL: `${stack.routerUrl}/v1`,
-    apiKey: "unused",
-    maxRetries: 0,
-    timeout: 30_000,
-  });
+  client = routerClient(stack);
 }, 90_000);
 
 afterAll(async () => {

@@ -4,24 +4,20 @@
  * bootstrap protocol (tools/engine/pd/), over real sockets: the prefill engines' private
  * channels are dialled by the decode engines, never by the router.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import OpenAI from "openai";
+import { rmSync } from "node:fs";
+import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { profileNamed } from "../../sim/engine/profiles.ts";
 import type { RouterStats } from "../../src/core/router/router-types.ts";
-import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
+import type { Stack } from "../../tools/local-stack/stack.ts";
 import { promptText } from "../../tools/replay/prompt-text.ts";
+import { e2eDir, routerClient, startE2eStack } from "./e2e-stack.ts";
 
-const root = resolve(import.meta.dirname, "../..");
-const dir = mkdtempSync(join(tmpdir(), "router-pd-e2e-"));
+const dir = e2eDir("router-pd-e2e-");
 let stack: Stack;
 let client: OpenAI;
 
 beforeAll(async () => {
-  stack = await startStack({
-    root,
+  stack = await startE2eStack(dir, {
     origins: 0,
     engines: [
       { id: "vllm-prefill", pd: { protocol: "vllm-nixl", role: "prefill" } },
@@ -29,11 +25,6 @@ beforeAll(async () => {
       { id: "sglang-prefill", pd: { protocol: "sglang", role: "prefill" } },
       { id: "sglang-decode", pd: { protocol: "sglang", role: "decode" } },
     ],
-    profile: profileNamed("llama-3.1-8b-h100"),
-    timeScale: 10,
-    persistTo: join(dir, "state"),
-    devVars: join(dir, "dev.vars"),
-    reportIntervalMs: 300,
   });
   await stack.putSettings({
     pools: {
@@ -47,12 +38,7 @@ beforeAll(async () => {
       },
     },
   });
-  client = new OpenAI({
-    baseURL: `${stack.routerUrl}/v1`,
-    apiKey: "unused",
-    maxRetries: 0,
-    timeout: 30_000,
-  });
+  client = routerClient(stack);
 }, 90_000);
 
 afterAll(async () => {
