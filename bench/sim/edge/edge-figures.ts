@@ -19,6 +19,8 @@ export interface EdgeFigures {
   viewAgeMs: { p50: number; p99: number; max: number };
   /** Decisions made with no view yet (a cold replica) and while degraded. */
   coldDecisions: number;
+  /** Requests that waited for one sync before being routed (cold or idle replica: syncFirst). */
+  waitedDecisions: number;
   degradedDecisions: number;
   replica: { indexBytes: number; indexChunks: number; waitingRecords: number };
   protocol: Record<string, number>;
@@ -54,6 +56,7 @@ export function edgeFigures(
       max: round(quantile(ages, 1), 1),
     },
     coldDecisions: requests - ages.length,
+    waitedDecisions: c.waitedDecisions,
     degradedDecisions: c.degradedDecisions,
     replica: {
       indexBytes: c.replicaIndexBytes,

@@ -24,7 +24,11 @@ import { EdgeRoot } from "../../../src/core/edge/edge-root.ts";
 import type { SyncAnswer, SyncRequest } from "../../../src/core/edge/sync-protocol.ts";
 import { CoreRouter } from "../../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
-import type { RouterStats } from "../../../src/core/router/router-types.ts";
+import type {
+  RouteDecision,
+  RouteRequest,
+  RouterStats,
+} from "../../../src/core/router/router-types.ts";
 import type { FrontEnv, FrontFactory, RoutingFront } from "../run/routing-front.ts";
 import type { Topology } from "./topology.ts";
 
@@ -61,6 +65,8 @@ export class EdgeCounters {
   readonly viewAgeMs: Float64Array;
   /** Decisions made while the replica's last sync had failed. */
   degradedDecisions = 0;
+  /** Requests that waited for their replica's sync before being routed (cold or idle view). */
+  waitedDecisions = 0;
   /** Largest replica index (bytes, chunks) and queue seen at any sample. */
   replicaIndexBytes = 0;
   replicaIndexChunks = 0;
@@ -118,6 +124,8 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     // The Worker's fallback, for a request no replica can place (no eligible origin).
     const fallback = new CoreRouter(fallbackPool(pool), { model, seed: env.seed });
     const tickets: (string | null)[] = new Array(env.size).fill(null);
+    /** Per replica, the requests waiting for its sync (syncFirst), with their requests. */
+    const held: [number, RouteRequest][][] = replicas.map(() => []);
     const byFallback = new Uint8Array(env.size);
     let fallbacks = 0;
     let completed = 0;
@@ -157,6 +165,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
           env.schedule(at + oneWay, (back) => {
             c.failedSyncs++;
             r.onFailure(back);
+            release(k, back);
             kick(k, back);
           });
           return;
@@ -166,6 +175,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         if (sample) measure(request, answer);
         env.schedule(at + oneWay, (back) => {
           r.onAnswer(answer, back);
+          release(k, back);
           kick(k, back);
         });
       });
@@ -211,22 +221,43 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     };
     env.schedule(MEMORY_SAMPLE_MS, sampleMemory);
 
+    /** Route request i on replica k now (its sync, if it waited for one, has come back). */
+    const decide = (i: number, k: number, request: RouteRequest, t: number): RouteDecision => {
+      const r = replicas[k] as EdgeReplica;
+      const age = r.viewAgeMs(t);
+      if (age !== null) c.viewAgeMs[i] = age;
+      if (r.degraded) c.degradedDecisions++;
+      let decision = r.route(request, t);
+      if (decision.origin === null) {
+        fallbacks++;
+        byFallback[i] = 1;
+        decision = fallback.route(request, t);
+      }
+      tickets[i] = decision.ticket;
+      kick(k, t);
+      return decision;
+    };
+
+    /** Replica k's sync came back (answer or failure): its waiting requests are routed. */
+    const release = (k: number, t: number) => {
+      const waiting = held[k] as [number, RouteRequest][];
+      if (waiting.length === 0) return;
+      held[k] = [];
+      for (const [i, request] of waiting) env.place(i, decide(i, k, request, t), t);
+    };
+
     return {
       route(i, request, t) {
         const k = isolateOf[i] as number;
         const r = replicas[k] as EdgeReplica;
-        const age = r.viewAgeMs(t);
-        if (age !== null) c.viewAgeMs[i] = age;
-        if (r.degraded) c.degradedDecisions++;
-        let decision = r.route(request, t);
-        if (decision.origin === null) {
-          fallbacks++;
-          byFallback[i] = 1;
-          decision = fallback.route(request, t);
+        // As the Worker does: a cold or long-idle replica waits for one sync (sync-loop.ts).
+        if (r.syncFirst(t)) {
+          c.waitedDecisions++;
+          (held[k] as [number, RouteRequest][]).push([i, request]);
+          fire(k, t);
+          return null;
         }
-        tickets[i] = decision.ticket;
-        kick(k, t);
-        return decision;
+        return decide(i, k, request, t);
       },
       complete(i, outcome, t) {
         completed++;

@@ -12,6 +12,7 @@
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import { policyOf } from "../../../src/core/policies/index.ts";
+import type { RouteDecision } from "../../../src/core/router/router-types.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
 import { EventQueue } from "../run/event-queue.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
@@ -58,17 +59,30 @@ export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: numbe
   const isolateOf = Int32Array.from({ length: n }, (_, i) => isolateOfTrace[i % w.size] as number);
   const run = edgeFront({ topology, isolateOf, outage: null, sampleEvery: spec.sampleEvery });
   const queue = new EventQueue();
+  const gapMs = 1000 / rate.rateRps;
+  const spanMs = rate.seconds * 1000;
+  const outstanding = new Int32Array(origins);
+  const indexOf = new Map(ids.map((id, o) => [id, o]));
+  /** Request i (trace prompt i mod the workload) goes to the decision's origin for holdMs. */
+  const place = (i: number, d: RouteDecision, t: number) => {
+    const k = i % w.size;
+    const promptTokens = w.promptTokens[k] as number;
+    const o = indexOf.get(d.origin as string) as number;
+    outstanding[o] = (outstanding[o] as number) + 1;
+    const cachedTokens = d.matchedTokens;
+    queue.push(t + rate.holdMs, 0, -1, 0, (end: number) => {
+      outstanding[o] = (outstanding[o] as number) - 1;
+      front.complete(i, { ok: true, promptTokens, cachedTokens }, end);
+    });
+  };
   const front = run.front({
     pool,
     model: w.model,
     seed,
     size: n,
     schedule: (t, fn) => queue.push(t, 0, -1, 0, fn),
+    place: (i, d, t) => place(i, d, t),
   });
-  const gapMs = 1000 / rate.rateRps;
-  const spanMs = rate.seconds * 1000;
-  const outstanding = new Int32Array(origins);
-  const indexOf = new Map(ids.map((id, o) => [id, o]));
   const capacity: EngineEvent[] = [{ type: "capacity", kvCapacityTokens: KV_TOKENS }];
   for (const id of ids) front.deliver(id, capacity, 0);
   const report = (t: number) => {
@@ -90,13 +104,7 @@ export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: numbe
       const hashes = hashesOf(w, k);
       const promptTokens = w.promptTokens[k] as number;
       const d = front.route(i, { chunkHashes: hashes, promptTokens }, arrival);
-      const o = indexOf.get(d.origin as string) as number;
-      outstanding[o] = (outstanding[o] as number) + 1;
-      const cachedTokens = d.matchedTokens;
-      queue.push(arrival + rate.holdMs, 0, -1, 0, (t: number) => {
-        outstanding[o] = (outstanding[o] as number) - 1;
-        front.complete(i, { ok: true, promptTokens, cachedTokens }, t);
-      });
+      if (d) place(i, d, arrival);
       continue;
     }
     const event = queue.pop();

@@ -152,6 +152,7 @@ export function simulate(
     seed: config.seed,
     size: w.size,
     schedule: (t, fn) => queue.push(t, FRONT, -1, 0, fn),
+    place: (i, decision, t) => place(i, decision, t),
   });
 
   const requests: (EngineRequest | undefined)[] = new Array(w.size);
@@ -200,9 +201,11 @@ export function simulate(
     if (clientConfig) offered.set(request, i);
     return request;
   };
-  // The engine request's arrival: the client's, when the replay models the route's delay (TTFT
-  // counts it); else when it was placed (after any wait at admission, which the clients count).
-  const startOf = (i: number, t: number) => (config.routeDelayMs ? (w.arrivalMs[i] as number) : t);
+  // The engine request's arrival: the client's (TTFT counts the route's delay and any wait the
+  // front made, e.g. an edge isolate's sync); with clients, when it was placed (after any wait
+  // at admission, which the clients count).
+  const startOf = (i: number, t: number) =>
+    config.routeDelayMs || !clientConfig ? (w.arrivalMs[i] as number) : t;
 
   /** Request i, routed by the front at `t` (`decision`, always naming an origin), goes there. */
   const place = (i: number, decision: RouteDecision, t: number) => {
@@ -243,7 +246,9 @@ export function simulate(
         route: (request, t) => {
           const i = offered.get(request) as number;
           offered.delete(request);
-          return front.route(i, request, t);
+          const decision = front.route(i, request, t);
+          if (!decision) throw new Error("an overload replay's front decides at once");
+          return decision;
         },
         waitMs: (t, meanWork) => {
           if (!front.waitMs) throw new Error("an overload replay runs the pool's one router");
@@ -265,7 +270,10 @@ export function simulate(
 
   const arrive = (i: number, t: number) => {
     if (clients) clients.arrive(i, t);
-    else place(i, front.route(i, routeRequest(i), t), t);
+    else {
+      const decision = front.route(i, routeRequest(i), t);
+      if (decision) place(i, decision, t);
+    }
   };
 
   /** A prefill leg ended at `t`: the KV its decode engine lacks travels there. */

@@ -24,11 +24,20 @@ export interface FrontEnv {
   readonly size: number;
   /** Run `fn` at simulated time `t` (after engine steps and deliveries due then). */
   schedule(t: number, fn: (t: number) => void): void;
+  /**
+   * Send request `i` where `decision` says, at `t`: for a request whose `route` returned null
+   * (the front decided later; its TTFT counts the wait from its arrival).
+   */
+  place(i: number, decision: RouteDecision, t: number): void;
 }
 
 export interface RoutingFront {
-  /** Route request `i`; the decision always names an origin (a front falls back itself). */
-  route(i: number, request: RouteRequest, t: number): RouteDecision;
+  /**
+   * Route request `i`; the decision always names an origin (a front falls back itself). Null:
+   * not yet (an edge isolate waiting for a sync, as the Worker's does); the front calls
+   * `env.place` when it decides. Only replays without clients (admission) may defer.
+   */
+  route(i: number, request: RouteRequest, t: number): RouteDecision | null;
   /** Request `i` ended; false when its router no longer knew its ticket. */
   complete(i: number, outcome: Outcome, t: number): boolean;
   /** Request `i`'s first token came back (policies whose real router streams the tokens). */

@@ -307,4 +307,33 @@ describe("edge coordination", () => {
     }
     expect(toHolder).toBeGreaterThan(4);
   });
+
+  it("an isolate idle past warmMs syncs before it routes, rather than on a view older than maxStalenessMs", () => {
+    const { isolates, sync } = cluster(2, { flushMs: 100, warmMs: 1000, maxStalenessMs: 5000 });
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    // Cold: a first request waits for the bootstrap.
+    expect(b.syncFirst(0)).toBe(true);
+    sync(a, 0);
+    sync(b, 0);
+    expect(b.syncFirst(10)).toBe(false);
+    // a sends a conversation to one origin; b idles long past warmMs and stops syncing.
+    const holder = a.route(turn(7, 0), 10).origin;
+    sync(a, 100);
+    b.route(turn(8, 0), 20);
+    sync(b, 120);
+    sync(b, 1_000);
+    expect(b.nextSyncAt(5_000)).toBeNull();
+    expect(b.syncFirst(5_000)).toBe(false);
+    // Its view is now over maxStalenessMs old: the next request waits for one sync, which is
+    // due at once (not after flushMs), and after it b routes the next turn to its holder.
+    expect(b.syncFirst(40_000)).toBe(true);
+    expect(b.nextSyncAt(40_000)).toBe(40_000);
+    sync(b, 40_000);
+    expect(b.syncFirst(40_000)).toBe(false);
+    expect(b.route(turn(7, 1), 40_001).origin).toBe(holder);
+    // A coordinator known not to answer is not waited for: the replica routes alone.
+    b.startSync(50_000);
+    b.onFailure(50_000);
+    expect(b.syncFirst(60_000)).toBe(false);
+  });
 });

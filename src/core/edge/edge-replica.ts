@@ -21,6 +21,9 @@
  *   drops and resets in order (its own again: delta-log.ts; a claim whose parent this index
  *   lacks is counted and skipped), then the
  *   vector, the coordinators' learned capacities, the pool's rate and its hot prefixes.
+ * - Cold or idle: with no view, or one older than `maxStalenessMs` (the isolate idled past
+ *   `warmMs`), `syncFirst` says the next request should wait for one sync (the Worker does,
+ *   within `routeTimeoutMs`); `nextSyncAt` then says at once.
  * - Degraded (the last sync failed): the replica keeps its own view and keeps routing; its
  *   records wait (bounded) and go when the coordinator answers again; retries back off from
  *   `flushMs`, doubling, to at most 2 s.
@@ -160,6 +163,19 @@ export class EdgeReplica {
     return at !== null && now - at > this.#pool.edge.maxStalenessMs;
   }
 
+  /**
+   * Whether the next request should wait for one sync before it is routed: the replica has no
+   * view (cold), or its view is older than `maxStalenessMs` (the isolate idled past `warmMs`
+   * and stopped syncing), and its last sync did not fail (a coordinator known not to answer is
+   * not waited for: the replica routes alone, `pickAlone`). The Worker waits within the pool's
+   * `routeTimeoutMs`; one sync then makes the view fresh.
+   */
+  syncFirst(now: number): boolean {
+    if (this.degraded) return false;
+    const at = this.#overlay.at;
+    return at === null || now - at > this.#pool.edge.maxStalenessMs;
+  }
+
   /** Age of the view (since the last answer arrived), or null before the first. */
   viewAgeMs(now: number): number | null {
     const at = this.#overlay.at;
@@ -250,7 +266,10 @@ export class EdgeReplica {
     const failed = this.#failedInRow;
     const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
     const earliest = this.#lastSyncAt + backoff;
-    if (this.#since === null || this.#buffer.size >= flushRecords) return Math.max(now, earliest);
+    // Cold, a view too old to route on (syncFirst), or a batch full: at once.
+    if (this.#since === null || this.syncFirst(now) || this.#buffer.size >= flushRecords) {
+      return Math.max(now, earliest);
+    }
     const due: number[] = [];
     const oldest = this.#buffer.oldestAt;
     if (oldest !== null) due.push(oldest + flushMs);

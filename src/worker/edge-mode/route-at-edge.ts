@@ -3,7 +3,8 @@
  * One routing decision in an edge-coordinated pool (docs/architecture.md, "The Worker's edge
  * path"): this isolate's replica decides at once, with no call before the origin fetch (but
  * for an isolate's first request, which waits for the pool's summary: a cold replica knows
- * nothing, and would send a conversation away from its cache), and the request's records (its
+ * nothing, and would send a conversation away from its cache; and for the first request after
+ * the isolate idled past `warmMs`, whose view is too old to route on), and the request's records (its
  * route, failovers, end or cancel) queue for the next sync, which `pump` makes sure a live
  * request's `waitUntil` will send. The `Ledger` it returns is what
  * forward/ reports to, as with the pool's object: failover and the end land in the replica,
@@ -51,8 +52,9 @@ export async function routeAtEdge(
   const registry = options.registry ?? replicaRegistry;
   const pool = registry.get(ref, coloGroup(options.cf, ref.pool.edge.coordinators));
   const { replica } = pool;
-  // Cold (no answer yet, none failed): bootstrap first, bounded by the pool's routeTimeoutMs.
-  if (replica.viewAgeMs(Date.now()) === null && !replica.degraded) await syncOnce(pool, env);
+  // Cold, or idle past warmMs with a view too old to route on (and the last sync answered):
+  // one sync first, bounded by the pool's routeTimeoutMs (EdgeReplica.syncFirst).
+  if (replica.syncFirst(Date.now())) await syncOnce(pool, env);
   const decision = await decide(pool, env, request, options.waiter);
   const now = Date.now();
   pump(pool, env, ctx, now);

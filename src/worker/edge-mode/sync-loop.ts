@@ -21,9 +21,10 @@
  *   under it (its promise never settles) is declared failed by the next loop after the
  *   deadline plus ABANDON_GRACE_MS; its late answer, if any, is ignored, and the batch goes
  *   again under the same id, which the coordinator applies once.
- * - Cold: an isolate's first request for a pool waits for the bootstrap (`syncOnce`, within the
- *   pool's `routeTimeoutMs`) rather than route blind on an empty index: once per isolate and
- *   pool, and not while the coordinator is known not to answer (route-at-edge.ts).
+ * - Cold or idle: an isolate's first request for a pool waits for the bootstrap (`syncOnce`,
+ *   within the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
+ *   the first request after the isolate idled past `warmMs` with a view older than
+ *   `maxStalenessMs`; not while the coordinator is known not to answer (route-at-edge.ts).
  */
 import type { SyncAnswer, SyncRequest } from "../../core/edge/sync-protocol.ts";
 import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
