@@ -310,6 +310,16 @@ describe("two coordinators under one root", () => {
     const [zero, one] = await Promise.all([state(0), state(1)]);
     expect(zero?.counters.recordsApplied).toBe(4);
     expect(one?.counters.recordsApplied).toBe(1);
+    // /metrics shows each coordinator's decisions under its own label: together, the pool's.
+    const scrape = await (await admin("/metrics")).text();
+    const routed = (g: number) =>
+      scrape
+        .split("\n")
+        .filter((line) =>
+          line.startsWith(`llm_router_routed_total{model="${SHARDED}",coordinator="${g}",`),
+        )
+        .reduce((n, line) => n + Number(line.split(" ").at(-1)), 0);
+    expect([routed(0), routed(1)]).toEqual([4, 1]);
     for (const { decision, ledger } of sent) {
       await ledger.complete(decision.ticket as string, ok(decision));
     }

@@ -3,11 +3,12 @@
  * `/metrics`: pools' states as Prometheus families (catalogue: metric-families.ts). Every
  * family is declared on every scrape, so its HELP and TYPE show before any traffic; a pool whose
  * object did not answer shows only `llm_router_pool_object_up 0`, never stale or partial values.
+ * An edge pool with several coordinators shows each one's samples under a `coordinator` label.
  */
 import type { OriginStats, RouterStats } from "../../core/router/router-types.ts";
 import type { ObjectState } from "../pool-object/rpc-types.ts";
 import { REQUEST_OUTCOMES } from "../request-record/request-report.ts";
-import type { MetricFamily, MetricsWriter } from "./exposition.ts";
+import type { Labels, MetricFamily, MetricsWriter } from "./exposition.ts";
 import { families as F } from "./metric-families.ts";
 import type { PoolState } from "./pool-state.ts";
 
@@ -27,15 +28,15 @@ const ORIGIN_GAUGES: [MetricFamily, (o: OriginStats) => number | null][] = [
   [F.capacityTokens, (o) => o.capacityTokens],
 ];
 
-function writeRouter(w: MetricsWriter, model: string, r: RouterStats): void {
+function writeRouter(w: MetricsWriter, base: Labels, r: RouterStats): void {
   for (const [reason, n] of Object.entries(r.decisions.byReason)) {
-    w.sample(F.decisions, { model, policy: r.policy, reason }, n);
+    w.sample(F.decisions, { ...base, policy: r.policy, reason }, n);
   }
   for (const [kind, n] of Object.entries(r.failures)) {
-    w.sample(F.originFailures, { model, kind }, n ?? 0);
+    w.sample(F.originFailures, { ...base, kind }, n ?? 0);
   }
   for (const o of r.origins) {
-    const labels = { model, origin: o.id };
+    const labels = { ...base, origin: o.id };
     w.sample(F.routed, labels, o.routed);
     for (const [family, value] of ORIGIN_GAUGES) {
       const v = value(o);
@@ -48,16 +49,16 @@ function writeRouter(w: MetricsWriter, model: string, r: RouterStats): void {
       w.sample(F.circuit, { ...labels, state }, o.circuit === state ? 1 : 0);
     }
   }
-  w.sample(F.indexChunks, { model }, r.index.chunks);
-  w.sample(F.indexNodes, { model }, r.index.nodes);
-  w.sample(F.indexOwnerships, { model }, r.index.ownerships);
-  w.sample(F.indexBytes, { model }, r.index.bytes);
+  w.sample(F.indexChunks, base, r.index.chunks);
+  w.sample(F.indexNodes, base, r.index.nodes);
+  w.sample(F.indexOwnerships, base, r.index.ownerships);
+  w.sample(F.indexBytes, base, r.index.bytes);
   const seen = new Map<string, number>();
   for (const s of r.shadows) {
     // Two shadows of one type (other parameters) would collide: number the later ones.
     const n = (seen.get(s.policy) ?? 0) + 1;
     seen.set(s.policy, n);
-    const labels = { model, policy: n === 1 ? s.policy : `${s.policy}#${n}` };
+    const labels = { ...base, policy: n === 1 ? s.policy : `${s.policy}#${n}` };
     w.sample(F.shadowDecisions, labels, s.decisions);
     w.sample(F.shadowAgreements, labels, s.agreements);
     w.sample(F.shadowMatched, labels, s.matchedTokens);
@@ -66,11 +67,11 @@ function writeRouter(w: MetricsWriter, model: string, r: RouterStats): void {
   }
 }
 
-function writeRequests(w: MetricsWriter, model: string, state: ObjectState): void {
+function writeRequests(w: MetricsWriter, base: Labels, state: ObjectState): void {
   const m = state.metrics;
-  w.sample(F.objectStart, { model }, m.since / 1000);
+  w.sample(F.objectStart, base, m.since / 1000);
   for (const [origin, c] of Object.entries(m.origins)) {
-    const labels = { model, origin };
+    const labels = { ...base, origin };
     for (const outcome of REQUEST_OUTCOMES) {
       const n = c.requests[outcome];
       if (n !== undefined) w.sample(F.requests, { ...labels, outcome }, n);
@@ -84,26 +85,44 @@ function writeRequests(w: MetricsWriter, model: string, state: ObjectState): voi
     }
   }
   for (const [reason, n] of Object.entries(m.fallbacks)) {
-    w.sample(F.fallbacks, { model, reason }, n);
+    w.sample(F.fallbacks, { ...base, reason }, n);
   }
   for (const [key, c] of Object.entries(m.keys)) {
     for (const outcome of REQUEST_OUTCOMES) {
       const n = c.requests[outcome];
-      if (n !== undefined) w.sample(F.keyRequests, { model, key, outcome }, n);
+      if (n !== undefined) w.sample(F.keyRequests, { ...base, key, outcome }, n);
     }
-    w.sample(F.keyPromptTokens, { model, key }, c.promptTokens);
+    w.sample(F.keyPromptTokens, { ...base, key }, c.promptTokens);
   }
-  w.histogram(F.objectSeconds, { model }, m.latency.object);
-  w.histogram(F.ttfbSeconds, { model }, m.latency.ttfb);
+  w.histogram(F.objectSeconds, base, m.latency.object);
+  w.histogram(F.ttfbSeconds, base, m.latency.ttfb);
+}
+
+/**
+ * What each pool's samples are read from: its object, or with several coordinators each one's
+ * state under a `coordinator` label (its colo group). Each coordinator counts its own group's
+ * requests, decisions and index, so sums over the label are the pool's; engine gauges, which
+ * every coordinator hears from the root, repeat per coordinator.
+ */
+function sources(state: PoolState): { labels: Labels; state: ObjectState }[] {
+  const { model, object, coordinators } = state;
+  if (coordinators && coordinators.length > 1) {
+    return coordinators.flatMap((c) =>
+      c ? [{ labels: { model, coordinator: String(c.group) }, state: c }] : [],
+    );
+  }
+  return object ? [{ labels: { model }, state: object }] : [];
 }
 
 /** The exposition of `states` (every pool in settings). */
 export function writeMetrics(w: MetricsWriter, states: readonly PoolState[]): void {
   for (const family of Object.values(F)) w.declare(family);
-  for (const { model, object } of states) {
-    w.sample(F.objectUp, { model }, object ? 1 : 0);
-    if (!object) continue;
-    writeRouter(w, model, object.router);
-    writeRequests(w, model, object);
+  for (const state of states) {
+    const from = sources(state);
+    w.sample(F.objectUp, { model: state.model }, from.length > 0 ? 1 : 0);
+    for (const { labels, state: source } of from) {
+      writeRouter(w, labels, source.router);
+      writeRequests(w, labels, source);
+    }
   }
 }

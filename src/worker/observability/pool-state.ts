@@ -1,8 +1,8 @@
 /**
  * @module
  * A pool's state as operators see it (`/admin/state`, `/metrics`, the dashboard): the object's
- * router stats and metrics (an edge pool's: each coordinator's, the first standing for the pool,
- * and this isolate's replica), this isolate's settings status and fallback router. Origin URLs are
+ * router stats and metrics (an edge pool's: each coordinator's, the first that has state standing
+ * for the pool on the dashboard, and this isolate's replica), this isolate's settings status and fallback router. Origin URLs are
  * shown without credentials or query strings: those may hold keys. An object that does not
  * answer within OBJECT_TIMEOUT_MS is reported as such (`objectError`), never as an error of the
  * whole page, so one stuck pool cannot hide the others.
@@ -92,7 +92,7 @@ export async function poolState(
         ),
         OBJECT_TIMEOUT_MS,
       );
-      object = coordinators[0] ?? null;
+      object = coordinators.find((c) => c !== null) ?? null;
     } else {
       const state = (await withDeadline(
         poolStub(env, ref).state(),
