@@ -136,6 +136,23 @@ describe("edge coordination", () => {
     expect(answer?.epoch).toBe("e2");
   });
 
+  it("a batch whose answer was lost across a coordinator restart is applied once by the new life", () => {
+    const { isolates, coordinator, sync, pool: p } = cluster(1);
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    a.route(turn(1, 0), 10);
+    a.route(turn(2, 0), 11);
+    sync(a, 20, true);
+    // The restarted object restores the index from its snapshot; its leases start empty.
+    const restarted = new EdgeCoordinator(p, { model: "m", epoch: "e2", id: "c0" });
+    restarted.restore(coordinator.snapshot());
+    const retry = sync(a, 30, false, restarted);
+    expect(retry?.duplicate).toBe(false);
+    expect(restarted.router.outstanding).toBe(2);
+    sync(a, 40, false, restarted);
+    expect(restarted.router.outstanding).toBe(2);
+  });
+
   it("the load vector counts every isolate's requests, and a replica adds its own since", () => {
     const { isolates, sync } = cluster(2);
     const [a, b] = isolates as [EdgeReplica, EdgeReplica];

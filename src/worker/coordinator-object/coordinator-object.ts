@@ -16,9 +16,11 @@
  * - Restarts: the epoch is drawn per start, so every replica's next sync, whatever version
  *   it names, gets a bootstrap (versions restart with the log). The index survives: an alarm
  *   writes a snapshot at most every PERSIST_DELAY_MS after a change, restored at start (the
- *   bootstrap then carries it), and sweeps expired leases. The per-isolate batch ledger lives
- *   in memory: a batch whose answer was lost across a restart is applied again, which counts
- *   its requests' load twice until their leases expire (claims are idempotent).
+ *   bootstrap then carries it), and sweeps expired leases. Leases and the per-isolate batch
+ *   ledger live in memory and start empty, together: a batch whose answer was lost across a
+ *   restart is applied again by the new life, which leases its requests once (the old life's
+ *   leases went with it) and counts its reports once in the new life's metrics; claims are
+ *   idempotent.
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
