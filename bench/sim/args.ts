@@ -340,15 +340,20 @@ export function outputPaths(options: CliOptions, name: string): { json: string; 
   return { json, html: options.html ?? json.replace(/(\.json)?$/, ".html") };
 }
 
-/** Run a CLI's main: a usage error prints the usage and exits 2 (0 for --help). */
-export function runMain(main: () => Promise<void>): void {
-  main().catch((error: unknown) => {
-    if (error instanceof UsageError) {
-      console.error(error.message ? `${error.message}\n\n${USAGE}` : USAGE);
-      process.exitCode = error.message ? 2 : 0;
-      return;
-    }
-    console.error(error);
-    process.exitCode = 1;
-  });
+/**
+ * Run a CLI's main: a usage error prints `usage` and exits 2 (0 for --help), whether main throws
+ * it at once (parsing its options) or later.
+ */
+export function runMain(main: () => Promise<void>, usage = USAGE): void {
+  Promise.resolve()
+    .then(main)
+    .catch((error: unknown) => {
+      if (error instanceof UsageError) {
+        console.error(error.message ? `${error.message}\n\n${usage}` : usage);
+        process.exitCode = error.message ? 2 : 0;
+        return;
+      }
+      console.error(error);
+      process.exitCode = 1;
+    });
 }

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseCli, UsageError } from "../args.ts";
 import { withSeed, workloadOf } from "../run/runner.ts";
@@ -75,6 +77,14 @@ describe("bench:edge options", () => {
     expect(o.base.policies).toEqual(["cost"]);
     expect(o.sweep).toEqual({ name: "colos", values: [1, 4] });
     expect(o.objectRtt).toBe(true);
+  });
+
+  it("--help prints bench:edge's usage and exits 0 (it printed a stack trace)", () => {
+    const cli = fileURLToPath(new URL("../edge.ts", import.meta.url));
+    const run = spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8" });
+    expect(run.stderr).toMatch(/^usage: npm run bench:edge/);
+    expect(run.stderr).toContain("--isolates N");
+    expect(run.status).toBe(0);
   });
 
   it("names the bad option", () => {
