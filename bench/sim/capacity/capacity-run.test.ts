@@ -30,6 +30,7 @@ function capacity(origins: number, seeds = [1]): Promise<CapacityResult> {
       objective: { quantile: "p90", ms: 3000 },
       resolution: 0.05,
       maxProbes: 16,
+      coordination: [],
     },
     new ProbePool(0),
   );
