@@ -11,6 +11,7 @@ import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
+import { COORDINATION_MODES, type CoordinationMode } from "./edge/coordination.ts";
 import { DISAGGREGATION_MODES, type DisaggregationMode, type PdFleet } from "./run/pd-fleet.ts";
 import type { BenchSpec } from "./run/runner.ts";
 import type { TraceSource } from "./workload/workload.ts";
@@ -63,7 +64,12 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
                          (default p90:2000; the suite sets one per workload)
   --resolution R         bench:capacity only: bisect until hi/lo <= 1+R (default 0.02)
   --max-probes N         bench:capacity only: probes per policy and seed (default 16)
-  --suite NAME           bench:capacity only: run a workload set (standard | smoke)
+  --coordination LIST    bench:capacity only: search each policy per mode, object and/or edge:
+                         object, the pool's one router after the round trip to it; edge, 32
+                         isolates in 4 colos syncing with 1 coordinator (bench:edge's defaults);
+                         with both, the paired ratio edge / object (default: neither, routing
+                         with no network time)
+  --suite NAME           bench:capacity only: run a workload set (standard | edge)
   --out DIR              bench:capacity --suite only: output folder (default bench/results/capacity)
   (--load is ignored by bench:capacity: it searches the rate)`;
 
@@ -87,6 +93,8 @@ export interface CliOptions {
   slo: string | undefined;
   resolution: number;
   maxProbes: number;
+  /** bench:capacity: `--coordination`, the modes to search each policy under (empty: none). */
+  coordination: CoordinationMode[];
   suite: string | undefined;
   out: string | undefined;
 }
@@ -221,6 +229,22 @@ function policiesOf(text: string): PolicyType[] {
   return names as PolicyType[];
 }
 
+function coordinationOf(text: string | undefined): CoordinationMode[] {
+  if (text === undefined) return [];
+  const modes = text.split(",").map((s) => s.trim());
+  for (const mode of modes) {
+    if (!(COORDINATION_MODES as readonly string[]).includes(mode)) {
+      throw new UsageError(
+        `--coordination: unknown mode "${mode}"; known: ${COORDINATION_MODES.join(", ")}`,
+      );
+    }
+  }
+  if (new Set(modes).size !== modes.length) {
+    throw new UsageError(`--coordination lists a mode twice: "${text}"`);
+  }
+  return modes as CoordinationMode[];
+}
+
 function calibrationOf(text: string): number[] {
   const factors = text.split(",").map((s) => number("prefill-calibration", s.trim(), 1, 0.05, 20));
   if (new Set(factors).size !== factors.length) {
@@ -263,6 +287,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       slo: { type: "string" },
       resolution: { type: "string" },
       "max-probes": { type: "string" },
+      coordination: { type: "string" },
       suite: { type: "string" },
       out: { type: "string" },
       help: { type: "boolean" },
@@ -329,6 +354,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     slo: values.slo,
     resolution: number("resolution", values.resolution, 0.02, 0.001, 1),
     maxProbes: integer("max-probes", values["max-probes"], 16, 1, 100),
+    coordination: coordinationOf(values.coordination),
     suite: values.suite,
     out: values.out === undefined ? undefined : resolve(values.out),
   };
@@ -340,15 +366,20 @@ export function outputPaths(options: CliOptions, name: string): { json: string; 
   return { json, html: options.html ?? json.replace(/(\.json)?$/, ".html") };
 }
 
-/** Run a CLI's main: a usage error prints the usage and exits 2 (0 for --help). */
-export function runMain(main: () => Promise<void>): void {
-  main().catch((error: unknown) => {
-    if (error instanceof UsageError) {
-      console.error(error.message ? `${error.message}\n\n${USAGE}` : USAGE);
-      process.exitCode = error.message ? 2 : 0;
-      return;
-    }
-    console.error(error);
-    process.exitCode = 1;
-  });
+/**
+ * Run a CLI's main: a usage error prints `usage` and exits 2 (0 for --help), whether main throws
+ * it at once (parsing its options) or later.
+ */
+export function runMain(main: () => Promise<void>, usage = USAGE): void {
+  Promise.resolve()
+    .then(main)
+    .catch((error: unknown) => {
+      if (error instanceof UsageError) {
+        console.error(error.message ? `${error.message}\n\n${usage}` : usage);
+        process.exitCode = error.message ? 2 : 0;
+        return;
+      }
+      console.error(error);
+      process.exitCode = 1;
+    });
 }

@@ -6,7 +6,7 @@
  * JSON (bench/results/edge-<trace>-<origins>o[-sweep].json unless --json). See README.md.
  */
 import { runMain } from "./args.ts";
-import { parseEdgeCli } from "./edge/edge-args.ts";
+import { EDGE_USAGE, parseEdgeCli } from "./edge/edge-args.ts";
 import { runEdgeCli } from "./edge/edge-cli.ts";
 
-runMain(() => runEdgeCli(parseEdgeCli(process.argv.slice(2))));
+runMain(() => runEdgeCli(parseEdgeCli(process.argv.slice(2))), EDGE_USAGE);

@@ -3,8 +3,15 @@
  * wall time there only), then the table and targets on stdout, the JSON and HTML on disk.
  */
 import { type CliOptions, UsageError } from "../args.ts";
+import { type Coordination, EDGE_STICKINESS, EDGE_TOPOLOGY } from "../edge/coordination.ts";
 import { toJson, writeFile } from "../report/write.ts";
-import { capacityHeader, capacityPage, capacityTable, capacityTargets } from "./capacity-report.ts";
+import {
+  capacityHeader,
+  capacityPage,
+  capacityTable,
+  capacityTargets,
+  edgeRatioTable,
+} from "./capacity-report.ts";
 import { type CapacityResult, runCapacity } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
 import { parseObjective } from "./verdict.ts";
@@ -18,6 +25,16 @@ function objectiveOf(text: string) {
   }
 }
 
+/** `--coordination`'s modes over bench:edge's default topology and the pool's sync settings. */
+function coordinationOf(options: CliOptions): Coordination[] {
+  return options.coordination.map((mode) => ({
+    mode,
+    topology: { ...EDGE_TOPOLOGY },
+    stickiness: { ...EDGE_STICKINESS },
+    edge: {},
+  }));
+}
+
 /** Runs one workload's capacity search on `pool`, printing progress and the results. */
 export async function capacityOf(
   options: CliOptions,
@@ -27,9 +44,10 @@ export async function capacityOf(
   const objective = objectiveOf(slo);
   const started = performance.now();
   const { spec, policies, seeds } = options;
+  const modes = options.coordination.length > 0 ? ` x ${options.coordination.join(", ")}` : "";
   process.stderr.write(
     `capacity of ${spec.trace} on ${spec.origins} origins (${spec.profile}) at ${slo} for ` +
-      `${policies.length} policies x ${seeds.length} seeds\n`,
+      `${policies.length} policies${modes} x ${seeds.length} seeds\n`,
   );
   const result = await runCapacity(
     {
@@ -39,6 +57,7 @@ export async function capacityOf(
       objective,
       resolution: options.resolution,
       maxProbes: options.maxProbes,
+      coordination: coordinationOf(options),
     },
     pool,
     {
@@ -53,6 +72,7 @@ export async function capacityOf(
   const targets = capacityTargets(result);
   console.log(`\n${capacityHeader(result).join("\n")}\n\n${capacityTable(result)}`);
   if (targets.length > 0) console.log(`\ntargets for cost:\n  ${targets.join("\n  ")}`);
+  if (result.edgeRatio.length > 0) console.log(`\n${edgeRatioTable(result)}`);
   return result;
 }
 

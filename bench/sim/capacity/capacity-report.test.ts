@@ -26,6 +26,7 @@ function policy(name: string, capacity: number): CapacityPolicyResult {
   const s = { mean: capacity, min: capacity * 0.95, max: capacity * 1.05 };
   return {
     policy: name,
+    coordination: null,
     capacityRps: s,
     vsRoundRobin: capacity / 2,
     atCapacity: {
@@ -59,6 +60,7 @@ const RESULT: CapacityResult = {
   resolution: 0.02,
   seeds: [{ seed: 1, loadOneRps: 10, oracleHitRate: 0.3, fleetOracleHitRate: 0.16 }],
   results: [policy("round-robin", 2), policy("cache-aware", 5), policy("cost", 7)],
+  edgeRatio: [],
 };
 
 describe("capacity report", () => {

@@ -3,13 +3,15 @@
  * multiple of round-robin's, and the figures at each policy's capacity point), the issue's
  * targets for `cost` (measured, never asserted), and the HTML page with the objective's TTFT
  * quantile against offered rate per policy, the objective's line and each seed's capacity.
+ * Under coordination modes, rows are `policy [mode]`, and with both modes the paired ratio
+ * edge / object per seed and its mean with a 95% CI (`edgeRatioTable`).
  */
 import { formatTable } from "../../../sim/report/table.ts";
 import { page, pre } from "../report/html.ts";
 import { colorOf } from "../report/palette.ts";
 import { formatSpread } from "../report/spread.ts";
 import { barChart, lineChart } from "../report/svg.ts";
-import type { CapacityPolicyResult, CapacityResult } from "./capacity-run.ts";
+import { type CapacityPolicyResult, type CapacityResult, labelOf } from "./capacity-run.ts";
 import { parseObjective } from "./verdict.ts";
 
 const LOAD_BALANCERS = ["round-robin", "random", "least-outstanding", "power-of-two"];
@@ -47,7 +49,7 @@ export function capacityTable(r: CapacityResult): string {
     const a = p.atCapacity;
     const probes = p.seeds.reduce((n, s) => n + s.probes.length, 0);
     return [
-      p.policy,
+      labelOf(p),
       formatSpread(p.capacityRps, 2),
       p.vsRoundRobin === null ? "-" : p.vsRoundRobin.toFixed(2),
       a ? a.hitRate.mean.toFixed(4) : "-",
@@ -61,7 +63,7 @@ export function capacityTable(r: CapacityResult): string {
   const notes = r.results.flatMap((p) =>
     p.seeds
       .filter((s) => s.status !== "bracketed")
-      .map((s) => `${p.policy} seed ${s.seed}: ${s.status}`),
+      .map((s) => `${labelOf(p)} seed ${s.seed}: ${s.status}`),
   );
   return formatTable(rows, { header }) + (notes.length > 0 ? `\n\n${notes.join("\n")}` : "");
 }
@@ -78,10 +80,42 @@ function best(
     );
 }
 
-/** The issue's capacity targets for `cost`, with figures and verdicts. */
+/**
+ * Capacity at the objective under edge coordination over object mode, paired by seed: each
+ * seed's ratio, then their mean and 95% CI (Student's t, ../edge/paired-stats.ts).
+ */
+export function edgeRatioTable(r: CapacityResult): string {
+  const rows = r.edgeRatio.flatMap((e) => [
+    ...e.seeds.map((s) => [
+      e.policy,
+      String(s.seed),
+      s.objectRps.toFixed(2),
+      s.edgeRps.toFixed(2),
+      s.ratio === null ? "-" : s.ratio.toFixed(3),
+    ]),
+    [
+      e.policy,
+      "mean",
+      "",
+      "",
+      `${e.ratio.mean.toFixed(3)} [${e.ratio.lo.toFixed(3)}, ${e.ratio.hi.toFixed(3)}]`,
+    ],
+  ]);
+  const t = r.edgeRatio[0]?.edge.topology;
+  const title = t
+    ? `capacity at the objective, edge (I=${t.isolates} C=${t.colos} S=${t.coordinators}) / ` +
+      `object, paired by seed (mean [95% CI]):`
+    : "";
+  return `${title}
+${formatTable(rows, {
+  header: ["policy", "seed", "object req/s", "edge req/s", "edge / object"],
+})}`;
+}
+
+/** The issue's capacity targets for `cost`, with figures and verdicts (policies in one mode). */
 export function capacityTargets(r: CapacityResult): string[] {
   const cost = r.results.find((p) => p.policy === "cost");
-  if (!cost) return [];
+  if (!cost || r.results.some((p) => p.coordination !== null)) return [];
   const c = cost.capacityRps.mean;
   const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
   const out: string[] = [];
@@ -122,7 +156,7 @@ function ttftChart(r: CapacityResult): string {
   const o = parseObjective(r.objective);
   const first = r.seeds[0]?.seed;
   const series = r.results.map((p) => ({
-    label: p.policy,
+    label: labelOf(p),
     color: colorOf(p.policy),
     points: (p.seeds.find((s) => s.seed === first)?.probes ?? [])
       .map((x) => [x.offeredRps, Math.max(1, x.ttftMs[o.quantile])] as const)
@@ -149,7 +183,7 @@ function ttftChart(r: CapacityResult): string {
 function capacityBars(r: CapacityResult): string {
   return barChart(
     r.results.map((p) => ({
-      label: p.policy,
+      label: labelOf(p),
       value: p.capacityRps.mean,
       color: colorOf(p.policy),
     })),
@@ -162,6 +196,7 @@ export function capacityPage(r: CapacityResult): string {
   const body = [
     pre([...capacityHeader(r), "", capacityTable(r)]),
     targets.length > 0 ? `<h2>Targets for cost</h2>${pre(targets)}` : "",
+    r.edgeRatio.length > 0 ? `<h2>Edge / object</h2>${pre([edgeRatioTable(r)])}` : "",
     `<h2>Latency against offered rate</h2>${ttftChart(r)}`,
     `<h2>Capacity</h2>${capacityBars(r)}`,
     `<p class="note">Each point is one probe: the whole workload replayed at that offered rate. ` +

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { PolicyType } from "../../../src/core/policies/index.ts";
 import { DEFAULT_TRACE } from "../args.ts";
+import type { Coordination } from "../edge/coordination.ts";
 import type { BenchSpec } from "../run/runner.ts";
 import { type CapacityResult, runCapacity } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
@@ -21,18 +23,34 @@ const TINY: BenchSpec = {
   prefillCalibration: [1],
 };
 
-function capacity(origins: number, seeds = [1]): Promise<CapacityResult> {
+function capacity(
+  origins: number,
+  seeds = [1],
+  coordination: Coordination[] = [],
+  policies: PolicyType[] = ["round-robin", "cost"],
+): Promise<CapacityResult> {
   return runCapacity(
     {
       spec: { ...TINY, origins },
-      policies: ["round-robin", "cost"],
+      policies,
       seeds,
       objective: { quantile: "p90", ms: 3000 },
       resolution: 0.05,
       maxProbes: 16,
+      coordination,
     },
     new ProbePool(0),
   );
+}
+
+/** One isolate in one colo, no network time, syncing as often as settings allow. */
+function zeroLag(mode: Coordination["mode"]): Coordination {
+  return {
+    mode,
+    topology: { isolates: 1, colos: 1, coordinators: 1, rttNearMs: 0, rttFarMs: 0 },
+    stickiness: { colo: 1, isolate: 0 },
+    edge: { flushMs: 10, rootIntervalMs: 50 },
+  };
 }
 
 // Seconds of simulation each: bounded by a generous timeout, not by the default 5 s, so a
@@ -70,6 +88,19 @@ describe("capacity search (smoke run)", { timeout: 60_000 }, () => {
         r.results.find((p) => p.policy === policy)?.capacityRps.mean;
       expect(at(large)).toBeGreaterThan(at(small) as number);
     }
+  });
+
+  it("finds an edge front of one isolate with no lag as able as the pool's one router, within a bisect step", async () => {
+    const r = await capacity(2, [1, 2], [zeroLag("object"), zeroLag("edge")], ["cost"]);
+    expect(r.results.map((p) => p.coordination)).toEqual(["object", "edge"]);
+    const [ratio] = r.edgeRatio;
+    expect(ratio?.seeds.map((s) => s.seed)).toEqual([1, 2]);
+    for (const s of ratio?.seeds ?? []) {
+      expect(s.objectRps).toBeGreaterThan(0);
+      expect(s.ratio).toBeGreaterThanOrEqual(1 / 1.05 - 1e-9);
+      expect(s.ratio).toBeLessThanOrEqual(1.05 + 1e-9);
+    }
+    expect(ratio?.ratio.n).toBe(2);
   });
 
   it("gives the same probe in a worker thread as in this thread", async () => {

@@ -6,10 +6,16 @@
  * seed of a policy starts from the previous seed's capacity with a small step, which brackets
  * in two or three probes. Searches run concurrently over one probe pool; every probe is a pure
  * function of its task, so the result does not depend on which finished first.
+ *
+ * With coordination modes (`--coordination object,edge`, ../edge/coordination.ts) every policy
+ * is searched once per mode, and with both, each seed's edge capacity over its object capacity
+ * (same seed, same arrivals) gives the paired ratio with its 95% CI over seeds.
  */
 import { profileNamed } from "../../../sim/engine/profiles.ts";
 import { round } from "../../../sim/report/stats.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
+import type { Coordination, CoordinationMode } from "../edge/coordination.ts";
+import { type RatioStats, ratioStats } from "../edge/paired-stats.ts";
 import { type Spread, spreadOf } from "../report/spread.ts";
 import { type BenchSpec, withSeed } from "../run/runner.ts";
 import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
@@ -29,6 +35,8 @@ export interface CapacitySpec {
   /** Search until the bracket's ratio is at most 1 + resolution. */
   resolution: number;
   maxProbes: number;
+  /** Search each policy once per mode (empty: the pool's one router, no network time). */
+  coordination: readonly Coordination[];
 }
 
 export interface SeedSearch {
@@ -51,8 +59,10 @@ export interface AtCapacity {
 
 export interface CapacityPolicyResult {
   policy: string;
+  /** The coordination mode it was routed under; null: the pool's one router, no network time. */
+  coordination: CoordinationMode | null;
   capacityRps: Spread;
-  /** Mean capacity / round-robin's mean capacity (null without a positive round-robin). */
+  /** Mean capacity / round-robin's (same mode) mean capacity (null without a positive one). */
   vsRoundRobin: number | null;
   /** Over the seeds whose search passed somewhere (null if none did). */
   atCapacity: AtCapacity | null;
@@ -74,11 +84,22 @@ export interface CapacityResult {
   /** Per seed: the rate of `--load 1` (what the search scales) and both oracles. */
   seeds: { seed: number; loadOneRps: number; oracleHitRate: number; fleetOracleHitRate: number }[];
   results: CapacityPolicyResult[];
+  /** Per policy, edge / object capacity paired by seed (empty unless both modes ran). */
+  edgeRatio: EdgeCapacityRatio[];
+}
+
+export interface EdgeCapacityRatio {
+  policy: string;
+  /** The edge topology and sync settings the edge mode ran with. */
+  edge: Omit<Coordination, "mode">;
+  seeds: { seed: number; objectRps: number; edgeRps: number; ratio: number | null }[];
+  /** Over seeds whose object capacity is positive. */
+  ratio: RatioStats;
 }
 
 export interface CapacityHooks {
-  /** One policy's search for one seed finished. */
-  onSearch?: (policy: string, search: SeedSearch) => void;
+  /** One policy's search for one seed finished (`label`: the policy and its mode, if any). */
+  onSearch?: (label: string, search: SeedSearch) => void;
 }
 
 const FIRST_STEP = 1.5;
@@ -108,9 +129,20 @@ function atCapacityOf(searches: readonly SeedSearch[], fleetOracle: Map<number, 
   };
 }
 
+/** One policy under one coordination mode (undefined: none). */
+interface Variant {
+  policy: PolicyType;
+  coordination: Coordination | undefined;
+}
+
+/** `cost`, or `cost [edge]` under a coordination mode. */
+export function labelOf(p: { policy: string; coordination: CoordinationMode | null }): string {
+  return p.coordination ? `${p.policy} [${p.coordination}]` : p.policy;
+}
+
 async function searchPolicy(
   c: CapacitySpec,
-  policy: PolicyType,
+  { policy, coordination }: Variant,
   loadOne: Map<number, number>,
   pool: ProbePool,
   hooks: CapacityHooks,
@@ -124,7 +156,8 @@ async function searchPolicy(
     const probes = new Map<number, ProbeRecord>();
     const outcome = await searchCapacity(
       async (rateRps) => {
-        const record = await pool.run({ spec, policy, rateRps, objective: c.objective });
+        const task = { spec, policy, rateRps, objective: c.objective, coordination };
+        const record = await pool.run(task);
         probes.set(rateRps, record);
         return record.verdict.pass;
       },
@@ -144,7 +177,7 @@ async function searchPolicy(
       status: outcome.status,
       probes: outcome.rates.map((r) => probes.get(r) as ProbeRecord),
     };
-    hooks.onSearch?.(policy, search);
+    hooks.onSearch?.(labelOf({ policy, coordination: coordination?.mode ?? null }), search);
     out.push(search);
   }
   return out;
@@ -171,11 +204,28 @@ export async function runCapacity(
   cache.clear();
   const loadOne = new Map(seeds.map((s) => [s.seed, s.loadOneRps]));
   const fleetOracle = new Map(seeds.map((s) => [s.seed, s.fleetOracleHitRate]));
-  const searches = await Promise.all(
-    c.policies.map((policy) => searchPolicy(c, policy, loadOne, pool, hooks)),
+  const modes = c.coordination.length > 0 ? c.coordination : [undefined];
+  const variants: Variant[] = c.policies.flatMap((policy) =>
+    modes.map((coordination) => ({ policy, coordination })),
   );
-  const capacities = searches.map((s) => spreadOf(s.map((x) => x.capacityRps)));
-  const rr = capacities[c.policies.indexOf("round-robin")];
+  const searches = await Promise.all(variants.map((v) => searchPolicy(c, v, loadOne, pool, hooks)));
+  const results = variants.map(({ policy, coordination }, i): CapacityPolicyResult => {
+    const mode = coordination?.mode ?? null;
+    const capacityRps = spreadOf((searches[i] as SeedSearch[]).map((x) => x.capacityRps));
+    const rrAt = variants.findIndex(
+      (v) => v.policy === "round-robin" && (v.coordination?.mode ?? null) === mode,
+    );
+    const rr =
+      rrAt < 0 ? undefined : spreadOf((searches[rrAt] as SeedSearch[]).map((x) => x.capacityRps));
+    return {
+      policy,
+      coordination: mode,
+      capacityRps,
+      vsRoundRobin: rr && rr.mean > 0 ? round(capacityRps.mean / rr.mean, 3) : null,
+      atCapacity: atCapacityOf(searches[i] as SeedSearch[], fleetOracle),
+      seeds: searches[i] as SeedSearch[],
+    };
+  });
   return {
     trace: c.spec.trace,
     profile: c.spec.profile,
@@ -189,12 +239,31 @@ export async function runCapacity(
     keepUpRatio: KEEP_UP_RATIO,
     resolution: c.resolution,
     seeds: seeds.map(({ requests: _, ...s }) => s),
-    results: c.policies.map((policy, i) => ({
-      policy,
-      capacityRps: capacities[i] as Spread,
-      vsRoundRobin: rr && rr.mean > 0 ? round((capacities[i] as Spread).mean / rr.mean, 3) : null,
-      atCapacity: atCapacityOf(searches[i] as SeedSearch[], fleetOracle),
-      seeds: searches[i] as SeedSearch[],
-    })),
+    results,
+    edgeRatio: edgeRatios(c, results),
   };
+}
+
+/** Per policy searched in both modes: each seed's edge / object capacity, then their mean. */
+function edgeRatios(c: CapacitySpec, results: CapacityPolicyResult[]): EdgeCapacityRatio[] {
+  const edge = c.coordination.find((x) => x.mode === "edge");
+  if (!edge || !c.coordination.some((x) => x.mode === "object")) return [];
+  const { mode: _, ...setup } = edge;
+  return c.policies.map((policy) => {
+    const of = (mode: CoordinationMode) =>
+      (results.find((r) => r.policy === policy && r.coordination === mode) as CapacityPolicyResult)
+        .seeds;
+    const objects = of("object").map((s) => s.capacityRps);
+    const edges = of("edge").map((s) => s.capacityRps);
+    return {
+      policy,
+      edge: setup,
+      seeds: c.seeds.map((seed, k) => {
+        const o = objects[k] as number;
+        const e = edges[k] as number;
+        return { seed, objectRps: o, edgeRps: e, ratio: o > 0 ? round(e / o, 4) : null };
+      }),
+      ratio: ratioStats(edges, objects),
+    };
+  });
 }

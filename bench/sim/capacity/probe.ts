@@ -7,6 +7,7 @@
  */
 import { round } from "../../../sim/report/stats.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
+import { type Coordination, routingOf } from "../edge/coordination.ts";
 import type { PolicyResult } from "../run/result-types.ts";
 import { type BenchSpec, runPolicy } from "../run/runner.ts";
 import type { Workload } from "../workload/workload.ts";
@@ -19,6 +20,9 @@ export interface ProbeTask {
   /** Offered requests/s. */
   rateRps: number;
   objective: Objective;
+  /** Routed as this coordination mode runs it (../edge/coordination.ts); absent: the pool's one
+   * router with no network time, as `npm run bench` replays. */
+  coordination?: Coordination | undefined;
 }
 
 export interface ProbeRecord {
@@ -55,7 +59,8 @@ export function atRate(base: Workload, rateRps: number): Workload {
 
 export function runProbe(base: Workload, task: ProbeTask): ProbeRecord {
   const w = atRate(base, task.rateRps);
-  const p = runPolicy(w, task.spec, task.policy);
+  const routing = task.coordination ? routingOf(w, task.coordination, task.spec.seed) : {};
+  const p = runPolicy(w, task.spec, task.policy, undefined, routing);
   const { fromMs, toMs, arrived, completed } = p.secondHalf;
   const halfS = Math.max(1e-9, (toMs - fromMs) / 1000);
   return {

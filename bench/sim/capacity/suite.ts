@@ -14,7 +14,7 @@ import { formatSpread } from "../report/spread.ts";
 import { toJson, writeFile } from "../report/write.ts";
 import { capacityOf } from "./capacity-cli.ts";
 import { capacityPage } from "./capacity-report.ts";
-import type { CapacityPolicyResult, CapacityResult } from "./capacity-run.ts";
+import { type CapacityPolicyResult, type CapacityResult, labelOf } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
 
 export interface SuiteWorkload {
@@ -25,85 +25,75 @@ export interface SuiteWorkload {
 
 const CONVERSATION = ["--trace", "bench/traces/conversation_trace.jsonl"];
 
+const STANDARD: readonly SuiteWorkload[] = [
+  { name: "conversation-8", args: [...CONVERSATION, "--origins", "8", "--slo", "p90:2000"] },
+  { name: "conversation-16", args: [...CONVERSATION, "--origins", "16", "--slo", "p90:2000"] },
+  { name: "conversation-32", args: [...CONVERSATION, "--origins", "32", "--slo", "p90:2000"] },
+  {
+    name: "synthetic-8",
+    args: ["--trace", "bench/traces/synthetic_trace.jsonl", "--origins", "8", "--slo", "p90:3000"],
+  },
+  {
+    name: "azure-conv-8",
+    args: [
+      "--trace",
+      "bench/traces/AzureLLMInferenceTrace_conv.csv",
+      "--origins",
+      "8",
+      "--slo",
+      "p90:1000",
+    ],
+  },
+  {
+    name: "azure-code-8",
+    args: [
+      "--trace",
+      "bench/traces/AzureLLMInferenceTrace_code.csv",
+      "--origins",
+      "8",
+      "--slo",
+      "p90:1000",
+    ],
+  },
+  // 20,000 generated requests: at 4,000 the second half lasts 25-50 s at capacity, a few
+  // requests' end-to-end times, and completions lag arrivals whenever the rate moves.
+  {
+    name: "rag-8",
+    args: ["--format", "synthetic:rag", "--limit", "20000", "--origins", "8", "--slo", "p90:1000"],
+  },
+  {
+    name: "sessions-8",
+    args: [
+      "--format",
+      "synthetic:sessions",
+      "--limit",
+      "20000",
+      "--origins",
+      "8",
+      "--slo",
+      "p90:1000",
+    ],
+  },
+  {
+    name: "conversation-8-70b",
+    args: [
+      ...CONVERSATION,
+      "--origins",
+      "8",
+      "--profile",
+      "llama-3.1-70b-4xh100",
+      "--slo",
+      "p90:5000",
+    ],
+  },
+];
+
+/** Where edge coordination's capacity is compared with object mode's (`--coordination`). */
+const EDGE = ["conversation-8", "conversation-16", "synthetic-8"];
+
 export const SUITES: Readonly<Record<string, readonly SuiteWorkload[]>> = {
-  standard: [
-    { name: "conversation-8", args: [...CONVERSATION, "--origins", "8", "--slo", "p90:2000"] },
-    { name: "conversation-16", args: [...CONVERSATION, "--origins", "16", "--slo", "p90:2000"] },
-    { name: "conversation-32", args: [...CONVERSATION, "--origins", "32", "--slo", "p90:2000"] },
-    {
-      name: "synthetic-8",
-      args: [
-        "--trace",
-        "bench/traces/synthetic_trace.jsonl",
-        "--origins",
-        "8",
-        "--slo",
-        "p90:3000",
-      ],
-    },
-    {
-      name: "azure-conv-8",
-      args: [
-        "--trace",
-        "bench/traces/AzureLLMInferenceTrace_conv.csv",
-        "--origins",
-        "8",
-        "--slo",
-        "p90:1000",
-      ],
-    },
-    {
-      name: "azure-code-8",
-      args: [
-        "--trace",
-        "bench/traces/AzureLLMInferenceTrace_code.csv",
-        "--origins",
-        "8",
-        "--slo",
-        "p90:1000",
-      ],
-    },
-    // 20,000 generated requests: at 4,000 the second half lasts 25-50 s at capacity, a few
-    // requests' end-to-end times, and completions lag arrivals whenever the rate moves.
-    {
-      name: "rag-8",
-      args: [
-        "--format",
-        "synthetic:rag",
-        "--limit",
-        "20000",
-        "--origins",
-        "8",
-        "--slo",
-        "p90:1000",
-      ],
-    },
-    {
-      name: "sessions-8",
-      args: [
-        "--format",
-        "synthetic:sessions",
-        "--limit",
-        "20000",
-        "--origins",
-        "8",
-        "--slo",
-        "p90:1000",
-      ],
-    },
-    {
-      name: "conversation-8-70b",
-      args: [
-        ...CONVERSATION,
-        "--origins",
-        "8",
-        "--profile",
-        "llama-3.1-70b-4xh100",
-        "--slo",
-        "p90:5000",
-      ],
-    },
-  ],
+  standard: STANDARD,
+  edge: STANDARD.filter((w) => EDGE.includes(w.name)),
 };
 
 /** Flags a suite sets per workload, which the command line may not override. */
@@ -125,17 +115,28 @@ function withoutSuite(argv: readonly string[]): string[] {
   return out;
 }
 
-/** Policies down, workloads across: capacity mean (min-max), then the multiple of round-robin's. */
+/**
+ * Policies (under each coordination mode) down, workloads across: capacity mean (min-max), then
+ * the multiple of round-robin's, then with both modes the paired edge / object ratio.
+ */
 function summaryTables(runs: readonly { name: string; result: CapacityResult }[]): string {
-  const policies = runs[0]?.result.results.map((p) => p.policy) ?? [];
+  const labels = runs[0]?.result.results.map(labelOf) ?? [];
   const rows = (f: (p: CapacityPolicyResult) => string) =>
-    policies.map((policy) => [
-      policy,
+    labels.map((label) => [
+      label,
       ...runs.map(({ result }) => {
-        const p = result.results.find((x) => x.policy === policy);
+        const p = result.results.find((x) => labelOf(x) === label);
         return p ? f(p) : "-";
       }),
     ]);
+  const paired = runs[0]?.result.edgeRatio.map((e) => e.policy) ?? [];
+  const ratios = paired.map((policy) => [
+    policy,
+    ...runs.map(({ result }) => {
+      const e = result.edgeRatio.find((x) => x.policy === policy)?.ratio;
+      return e ? `${e.mean.toFixed(3)} [${e.lo.toFixed(3)}, ${e.hi.toFixed(3)}]` : "-";
+    }),
+  ]);
   const names = runs.map((r) => r.name);
   return [
     formatTable(
@@ -149,6 +150,7 @@ function summaryTables(runs: readonly { name: string; result: CapacityResult }[]
       rows((p) => p.vsRoundRobin?.toFixed(2) ?? "-"),
       { header: ["x round-robin", ...names] },
     ),
+    ...(ratios.length > 0 ? [formatTable(ratios, { header: ["edge / object", ...names] })] : []),
   ].join("\n\n");
 }
 
@@ -197,10 +199,12 @@ export async function runSuite(argv: readonly string[], suite: string, outDir?: 
         objective: result.objective,
         results: result.results.map((p) => ({
           policy: p.policy,
+          coordination: p.coordination,
           capacityRps: p.capacityRps,
           vsRoundRobin: p.vsRoundRobin,
           hitRateVsFleetOracle: p.atCapacity?.hitRateVsFleetOracle ?? null,
         })),
+        edgeRatio: result.edgeRatio.map(({ policy, seeds, ratio }) => ({ policy, seeds, ratio })),
       })),
     }),
   );

@@ -13,7 +13,7 @@ import type { RateFigures } from "./edge-rate.ts";
 import { type PairSummary, pairTable, rateTable, summarisePairs } from "./edge-report.ts";
 import { EdgeTasks } from "./edge-tasks.ts";
 
-/** Bytes of every n-th sync are measured (V8 serialisation costs CPU). */
+/** Bytes of every n-th sync are measured (counting costs CPU). */
 const SAMPLE_EVERY = 16;
 /** The outage starts at this share of the replay's arrival span. */
 const OUTAGE_AT = 0.4;

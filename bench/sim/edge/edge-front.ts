@@ -13,11 +13,10 @@
  * - Outage: every coordinator is unreachable over [from, from + duration): syncs and root
  *   exchanges fail, replicas route on their own view (degraded), records wait.
  * What it measures (EdgeCounters): calls per coordinator per second, bytes of every
- * `sampleEvery`-th sync as Workers RPC would send them (V8's structured clone, the serializer
- * Workers RPC uses), the view's age at each decision, replicas' memory, and the protocol's
+ * `sampleEvery`-th sync as Workers RPC would send them (V8's wire format, counted from the value
+ * so a seed replays to the byte: wire-size.ts), the view's age at each decision, replicas' memory, and the protocol's
  * counters.
  */
-import { serialize } from "node:v8";
 import { EdgeCoordinator } from "../../../src/core/edge/edge-coordinator.ts";
 import { EdgeReplica } from "../../../src/core/edge/edge-replica.ts";
 import { EdgeRoot } from "../../../src/core/edge/edge-root.ts";
@@ -31,6 +30,7 @@ import type {
 } from "../../../src/core/router/router-types.ts";
 import type { FrontEnv, FrontFactory, RoutingFront } from "../run/routing-front.ts";
 import type { Topology } from "./topology.ts";
+import { wireSize } from "./wire-size.ts";
 
 export interface Outage {
   fromMs: number;
@@ -182,8 +182,8 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     };
 
     const measure = (request: SyncRequest, answer: SyncAnswer) => {
-      c.requestBytes.push(serialize(request).length);
-      c.answerBytes.push(serialize(answer).length);
+      c.requestBytes.push(wireSize(request));
+      c.answerBytes.push(wireSize(answer));
       if (answer.bootstrap) c.bootstrapBytes.push(answer.bootstrap.length);
     };
 

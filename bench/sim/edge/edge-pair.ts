@@ -14,6 +14,7 @@ import { type SimConfig, simulatePolicy } from "../run/fleet-sim.ts";
 import { informationOf } from "../run/information.ts";
 import { type BenchSpec, withSeed, workloadOf } from "../run/runner.ts";
 import type { Workload } from "../workload/workload.ts";
+import { edgePool, objectRoundTrips } from "./coordination.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
 import { edgeFront, type Outage } from "./edge-front.ts";
 import { objectOutageFront } from "./object-outage-front.ts";
@@ -120,7 +121,7 @@ export function runPair(spec: EdgeSpec, seed: number, workload?: Workload): Seed
   const topology = new Topology(spec.topology);
   const isolateOf = assignIsolates(w, topology, spec.stickiness, seed);
   const base = configOf(spec, s);
-  const edgePool = { coordination: "edge" as const, edge: spec.edge };
+  const pool = edgePool(spec.edge);
   const figures = (r: Replayed): RunFigures => ({
     ...routeFigures(w, r.served, s.origins),
     throughputRps: r.throughputRps,
@@ -128,13 +129,10 @@ export function runPair(spec: EdgeSpec, seed: number, workload?: Workload): Seed
     failed: r.failed,
   });
 
-  if (spec.objectRtt) {
-    const rtt = (k: number) => topology.rttMs(topology.coloOf[k] as number, topology.rootColo);
-    base.routeDelayMs = Float64Array.from(isolateOf, rtt);
-  }
+  if (spec.objectRtt) base.routeDelayMs = objectRoundTrips(topology, isolateOf);
   const sync = run(w, base);
   const edge = edgeFront({ topology, isolateOf, outage: null, sampleEvery: spec.sampleEvery });
-  const edged = run(w, { ...base, pool: edgePool, front: edge.front, routeDelayMs: undefined });
+  const edged = run(w, { ...base, pool, front: edge.front, routeDelayMs: undefined });
   const span = w.size > 0 ? (w.arrivalMs[w.size - 1] as number) : 0;
   let outage: OutageFigures | null = null;
   if (spec.outage) {
@@ -146,7 +144,7 @@ export function runPair(spec: EdgeSpec, seed: number, workload?: Workload): Seed
     const down = edgeFront({ topology, isolateOf, outage: o, sampleEvery: spec.sampleEvery });
     const edgeDown = run(w, {
       ...base,
-      pool: edgePool,
+      pool,
       front: down.front,
       routeDelayMs: undefined,
     });

@@ -15,7 +15,7 @@ import type { ArrivalMode } from "../../../sim/trace/arrivals.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
 import { buildWorkload, loadTrace, type TraceSource, type Workload } from "../workload/workload.ts";
-import { simulatePolicy } from "./fleet-sim.ts";
+import { type SimConfig, simulatePolicy } from "./fleet-sim.ts";
 import { informationOf, READS_PREFILL_SPEED } from "./information.ts";
 import type { PdFleet } from "./pd-fleet.ts";
 import type { BenchResult, PolicyResult } from "./result-types.ts";
@@ -91,11 +91,13 @@ export function workloadOf(spec: BenchSpec): Workload {
   });
 }
 
+/** One policy's replay; `routing` says who routes it if not the pool's one router (run/routing-front.ts). */
 export function runPolicy(
   w: Workload,
   spec: BenchSpec,
   run: PolicyType | PolicyRun,
   onProgress?: (completed: number) => void,
+  routing: Pick<SimConfig, "front" | "pool" | "routeDelayMs"> = {},
 ): PolicyResult {
   const { policy, prefillCalibration, label } =
     typeof run === "string" ? { policy: run, prefillCalibration: 1, label: run } : run;
@@ -109,6 +111,7 @@ export function runPolicy(
       seed: spec.seed,
       information,
       pd: spec.pd ?? null,
+      ...routing,
     },
     onProgress,
   );

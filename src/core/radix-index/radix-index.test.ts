@@ -1,5 +1,6 @@
 /** Example tests of the radix index, one behaviour each, plus option and argument validation. */
 
+import { serialize } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { RadixIndex } from "./radix-index.ts";
 
@@ -41,6 +42,21 @@ describe("RadixIndex structure", () => {
     const out = new Int32Array(2).fill(9);
     expect(index.match([1, 2, 3, 4], out)).toBe(3);
     expect([...out]).toEqual([0, 0]);
+  });
+});
+
+describe("RadixIndex pathOf", () => {
+  it("returns a packed array, so a seed's sync bytes do not depend on V8's inline caches", () => {
+    // A holey path (new Array(n)) once made every array its reads saw holey too (a polymorphic
+    // keyed load transitions its receiver), and V8's serializer, which Workers RPC and the edge
+    // benchmark's byte counts use, writes a holey array sparsely: replays differed by bytes.
+    const index = fresh();
+    index.insert([1e15, 2e15, 3e15, 4e15], 0, 1);
+    index.insert([1e15, 2e15, 5e15], 1, 2);
+    const path = index.pathOf(4e15) as number[];
+    expect(path).toEqual([1e15, 2e15, 3e15, 4e15]);
+    // After the 0xff version and its byte, "A" opens a dense array, "a" a sparse one.
+    expect(String.fromCharCode(serialize(path)[2] as number)).toBe("A");
   });
 });
 

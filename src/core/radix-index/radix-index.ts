@@ -264,19 +264,25 @@ export class RadixIndex {
    * The chained hashes from the root down to the chunk named `hash`: the whole prefix it names,
    * or null when no origin holds it. O(depth). Lets an engine's "stored after `parent`" event,
    * which names only the parent, become an insert of the full path (router/index-feed.ts).
+   * Built by appending from the root, so the array is packed: a holey one (`new Array(n)`) is
+   * written sparsely by V8's serializer (Workers RPC) and, once a keyed load had seen one, made
+   * the packed arrays read there holey too, so sync sizes depended on the JIT's history.
    */
   pathOf(hash: number): number[] | null {
     const s = this.#s;
     const c = s.table.find(hash, s.chunkHash);
     if (c === NONE) return null;
-    const path = new Array<number>(s.chunkDepth[c]! + 1);
-    let end = s.chunkDepth[c]!;
-    for (let node = s.chunkNode[c]!; node !== ROOT; node = s.nodeParent[node]!) {
+    const nodes: number[] = [];
+    for (let node = s.chunkNode[c]!; node !== ROOT; node = s.nodeParent[node]!) nodes.push(node);
+    const path: number[] = [];
+    for (let k = nodes.length - 1; k >= 0; k--) {
+      const node = nodes[k]!;
+      // A node's label runs to its child's start; the deepest node's to the chunk itself.
+      const end = k > 0 ? s.nodeStart[nodes[k - 1]!]! - 1 : s.chunkDepth[c]!;
       let x = s.nodeFirstChunk[node]!;
       for (let d = s.nodeStart[node]!; d <= end; d++, x = s.chunkNextInLabel[x]!) {
-        path[d] = s.chunkHash[x]!;
+        path.push(s.chunkHash[x]!);
       }
-      end = s.nodeStart[node]! - 1;
     }
     return path;
   }
