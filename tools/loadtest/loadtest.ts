@@ -11,8 +11,9 @@
  * With `--rounds N` every target runs N times, round after round (the routed modes' order
  * rotating), and each target's rounds are combined: on a shared machine whose load drifts,
  * no mode gets all the quiet minutes.
- * Prints requests/s, p50/p99 and errors per target and each mode's overhead (routed - direct,
- * routed / direct, and routed - direct - healthz: its own cost), and saves JSON to
+ * Prints requests/s, p50/p99, errors and wrangler dev's CPU per request (process-cpu.ts) per
+ * target, each mode's overhead (routed - direct, routed / direct, and routed - direct - healthz:
+ * its own cost) and each mode against the first, and saves JSON to
  * bench/results/loadtest.json. Everything it starts is stopped on exit, failure or Ctrl-C.
  *
  *   npm run loadtest -- [--duration 10s] [--warmup 2s] [--concurrency 16] [--stream]
@@ -31,6 +32,7 @@ import { startWranglerDev, stopChild, type WranglerDev } from "../local-stack/wr
 import { parseDuration } from "../shared/parse-duration.ts";
 import { COORDINATIONS } from "./coordination.ts";
 import { combine, type Measurement, measure, type Target, type TargetResult } from "./measure.ts";
+import { groupCpuMs } from "./process-cpu.ts";
 import { formatReport, overhead } from "./report.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -146,6 +148,8 @@ async function run(): Promise<void> {
     envFile: devVars,
   });
   const routerUrl = wrangler.url;
+  // wrangler dev is started in a process group of its own: its workerd and Node processes.
+  const wranglerGroup = wrangler.child.pid ?? -1;
   const pools = Object.fromEntries(
     modes.map((mode) => [modelOf(mode), COORDINATIONS[mode]?.pool(originUrl)]),
   );
@@ -190,6 +194,7 @@ async function run(): Promise<void> {
       const run = await measure(target, {
         durationMs: durationMs as number,
         connections: concurrency,
+        cpu: () => groupCpuMs(wranglerGroup),
       });
       runs.get(target.name)?.push(run);
     }

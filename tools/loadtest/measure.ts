@@ -6,6 +6,7 @@
  */
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
+import { cpuSpent } from "./process-cpu.ts";
 import { type LatencySummary, summariseLatencies } from "./report.ts";
 
 export interface Target {
@@ -22,6 +23,8 @@ export interface LoadOptions {
   connections: number;
   /** Per-request timeout; a request past it counts as an error. */
   timeoutMs?: number;
+  /** CPU ms so far of the stack's processes by command (process-cpu.ts), null if unknown. */
+  cpu?: () => Record<string, number> | null;
 }
 
 export interface TargetResult {
@@ -37,6 +40,8 @@ export interface TargetResult {
   requestsPerSecond: number;
   /** Over 2xx answers only. */
   latencyMs: LatencySummary;
+  /** CPU ms the stack's processes spent during the run, by command; null if unknown. */
+  cpuMs: Record<string, number> | null;
 }
 
 /** A run's result and its latencies, so several runs of one target can be combined. */
@@ -58,13 +63,25 @@ export function combine(runs: readonly Measurement[]): TargetResult {
     errors: runs.reduce((s, r) => s + r.result.errors, 0),
     requestsPerSecond: latencies.length / durationS,
     latencyMs: summariseLatencies(latencies),
+    cpuMs: sumCpu(runs.map((r) => r.result.cpuMs)),
   };
+}
+
+function sumCpu(runs: readonly (Record<string, number> | null)[]): Record<string, number> | null {
+  if (runs.some((cpu) => cpu === null)) return null;
+  const total: Record<string, number> = {};
+  for (const cpu of runs) {
+    for (const [command, ms] of Object.entries(cpu ?? {}))
+      total[command] = (total[command] ?? 0) + ms;
+  }
+  return total;
 }
 
 export function measure(target: Target, options: LoadOptions): Promise<Measurement> {
   const latencies: number[] = [];
   let errors = 0;
   const start = performance.now();
+  const cpuBefore = options.cpu?.() ?? null;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -91,6 +108,7 @@ export function measure(target: Target, options: LoadOptions): Promise<Measureme
           errors,
           requestsPerSecond: latencies.length / durationS,
           latencyMs: summariseLatencies(latencies),
+          cpuMs: cpuSpent(cpuBefore, options.cpu?.() ?? null),
         };
         resolve({ result, latencies });
       },

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { formatReport, type Measured, overhead, summariseLatencies } from "./report.ts";
+import {
+  cpuPerRequest,
+  formatReport,
+  type Measured,
+  overhead,
+  summariseLatencies,
+} from "./report.ts";
 
 const target = (name: string, rps: number, p50: number, p99: number): Measured => ({
   name,
@@ -48,5 +54,27 @@ describe("load test figures", () => {
     expect(text).toMatch(/routed:object - direct\s+4\.00\s+18\.00/);
     expect(text).toMatch(/routed:object - direct - healthz\s+2\.50\s+12\.00\s+5\.0%/);
     expect(text).toMatch(/routed:edge - direct - healthz\s+0\.50\s+2\.00\s+10\.0%/);
+  });
+
+  it("CPU per answered request (workerd, the rest of wrangler) and each mode against the first", () => {
+    const [direct, healthz, object, edge] = [
+      target("direct", 10_000, 0.5, 2),
+      { ...target("healthz", 2_000, 1.5, 6), cpuMs: { workerd: 40_000, node: 2_000 } },
+      { ...target("routed:object", 500, 4.5, 20), cpuMs: { workerd: 30_000, node: 5_000 } },
+      {
+        ...target("routed:edge", 1_000, 2.5, 10),
+        cpuMs: { workerd: 30_000, node: 7_000, sh: 3_000 },
+      },
+    ];
+    const text = formatReport(
+      [direct, healthz, object, edge],
+      [object, edge].map((r) => ({ name: r.name, overhead: overhead(direct, r, healthz) })),
+    );
+    // 5,000 and 10,000 answers: 6 and 3 ms of workerd each; node and sh count as wrangler's.
+    expect(text).toMatch(/routed:object\s+5000\s+500\s+4\.50\s+20\.00\s+0\s+6\.00\s+1\.00/);
+    expect(text).toMatch(/routed:edge\s+10000\s+1000\s+2\.50\s+10\.00\s+0\s+3\.00\s+1\.00/);
+    expect(text).toMatch(/against routed:object[^\n]*\n[^\n]*\nrouted:edge\s+2\.00x\s+2\.00x/);
+    // Without readings (not Linux) the columns stay empty rather than zero.
+    expect(cpuPerRequest(direct)).toBeNull();
   });
 });

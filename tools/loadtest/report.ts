@@ -35,6 +35,16 @@ export interface Measured {
   errors: number;
   requestsPerSecond: number;
   latencyMs: LatencySummary;
+  /** CPU ms wrangler dev's processes spent on the target, by command; absent if unknown. */
+  cpuMs?: Record<string, number> | null;
+}
+
+/** CPU ms per answered request: `workerd` (the Worker, its objects) and wrangler's own rest. */
+export function cpuPerRequest(t: Measured): { workerd: number; wrangler: number } | null {
+  if (!t.cpuMs || t.ok === 0) return null;
+  let wrangler = 0;
+  for (const [command, ms] of Object.entries(t.cpuMs)) if (command !== "workerd") wrangler += ms;
+  return { workerd: (t.cpuMs.workerd ?? 0) / t.ok, wrangler: wrangler / t.ok };
 }
 
 export interface Overhead {
@@ -83,15 +93,29 @@ export function formatReport(
   costs: readonly NamedOverhead[],
 ): string {
   const perTarget = table(
-    ["target", "requests", "req/s", "p50 ms", "p99 ms", "errors"],
-    targets.map((t) => [
-      t.name,
-      String(t.ok),
-      t.requestsPerSecond.toFixed(0),
-      ms(t.latencyMs.p50),
-      ms(t.latencyMs.p99),
-      String(t.errors),
-    ]),
+    [
+      "target",
+      "requests",
+      "req/s",
+      "p50 ms",
+      "p99 ms",
+      "errors",
+      "workerd ms/req",
+      "wrangler ms/req",
+    ],
+    targets.map((t) => {
+      const cpu = cpuPerRequest(t);
+      return [
+        t.name,
+        String(t.ok),
+        t.requestsPerSecond.toFixed(0),
+        ms(t.latencyMs.p50),
+        ms(t.latencyMs.p99),
+        String(t.errors),
+        cpu ? ms(cpu.workerd) : "",
+        cpu ? ms(cpu.wrangler) : "",
+      ];
+    }),
   );
   const rows = costs.flatMap(({ name, overhead: cost }) => [
     [`${name} - direct`, ms(cost.addedMs.p50), ms(cost.addedMs.p99), ""],
@@ -109,5 +133,28 @@ export function formatReport(
     ],
   ]);
   const overheadTable = table(["router overhead", "p50 ms", "p99 ms", "req/s of direct"], rows);
-  return `${perTarget}\n\n${overheadTable}`;
+  const modes = modeRatios(targets.filter((t) => costs.some((c) => c.name === t.name)));
+  return `${perTarget}\n\n${overheadTable}${modes ? `\n\n${modes}` : ""}`;
+}
+
+/**
+ * Each routed mode against the first (issue 12's target: edge's requests/s at least twice
+ * object's): the requests/s ratio, and the ratio of workerd CPU per request the other way round,
+ * which a shared machine's load moves less.
+ */
+function modeRatios(routed: readonly Measured[]): string | null {
+  const [base, ...others] = routed;
+  if (!base || others.length === 0) return null;
+  const baseCpu = cpuPerRequest(base);
+  return table(
+    [`against ${base.name}`, "req/s ratio", "workerd CPU/req ratio"],
+    others.map((t) => {
+      const cpu = cpuPerRequest(t);
+      return [
+        t.name,
+        `${(t.requestsPerSecond / base.requestsPerSecond).toFixed(2)}x`,
+        baseCpu && cpu ? `${(baseCpu.workerd / cpu.workerd).toFixed(2)}x` : "",
+      ];
+    }),
+  );
 }

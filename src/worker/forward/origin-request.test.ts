@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   checkForwardedHeaders,
@@ -130,5 +131,37 @@ describe("client headers the fuzz found (issue 9)", () => {
     );
     // A dropped header (the client's own credentials) is not forwarded, so it does not count.
     expect(() => checkForwardedHeaders(new Headers({ authorization: big }))).not.toThrow();
+  });
+
+  it("the 431 counts exactly the block originHeaders forwards, without copying it", () => {
+    const name = fc.constantFrom(
+      "x-custom",
+      "x-request-id",
+      "authorization",
+      "connection",
+      "keep-alive",
+      "x-listed",
+      "cf-ray",
+      "x-router-session",
+      "x-llm-d-pick",
+      "content-type",
+    );
+    const value = fc.constantFrom("x-listed, keep-alive", "v", "x".repeat(3000), "");
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, value), { maxLength: 8 }), (entries) => {
+        const client = new Headers(entries);
+        let block = 0;
+        for (const [n, v] of originHeaders(client, undefined, "")) block += n.length + v.length + 4;
+        const over = (() => {
+          try {
+            checkForwardedHeaders(client);
+            return false;
+          } catch {
+            return true;
+          }
+        })();
+        expect(over).toBe(block > MAX_FORWARDED_HEADER_BYTES);
+      }),
+    );
   });
 });
