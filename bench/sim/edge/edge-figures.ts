@@ -21,6 +21,8 @@ export interface EdgeFigures {
   coldDecisions: number;
   /** Requests that waited for one sync before being routed (cold or idle replica: syncFirst). */
   waitedDecisions: number;
+  /** Requests whose start waited for their announcement (a long prefill). */
+  announcedDecisions: number;
   degradedDecisions: number;
   replica: { indexBytes: number; indexChunks: number; waitingRecords: number };
   protocol: Record<string, number>;
@@ -57,6 +59,7 @@ export function edgeFigures(
     },
     coldDecisions: requests - ages.length,
     waitedDecisions: c.waitedDecisions,
+    announcedDecisions: c.announcedDecisions,
     degradedDecisions: c.degradedDecisions,
     replica: {
       indexBytes: c.replicaIndexBytes,

@@ -67,6 +67,8 @@ export class EdgeCounters {
   degradedDecisions = 0;
   /** Requests that waited for their replica's sync before being routed (cold or idle view). */
   waitedDecisions = 0;
+  /** Requests whose start waited for their announcement (a long prefill: announce.ts). */
+  announcedDecisions = 0;
   /** Largest replica index (bytes, chunks) and queue seen at any sample. */
   replicaIndexBytes = 0;
   replicaIndexChunks = 0;
@@ -126,6 +128,9 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     const tickets: (string | null)[] = new Array(env.size).fill(null);
     /** Per replica, the requests waiting for its sync (syncFirst), with their requests. */
     const held: [number, RouteRequest][][] = replicas.map(() => []);
+    /** Per replica, decided requests waiting for their announcement (EdgeReplica.startAt). */
+    const announcing: [number, RouteDecision][][] = replicas.map(() => []);
+    const announced = new Uint8Array(env.size);
     const byFallback = new Uint8Array(env.size);
     let fallbacks = 0;
     let completed = 0;
@@ -240,10 +245,31 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
 
     /** Replica k's sync came back (answer or failure): its waiting requests are routed. */
     const release = (k: number, t: number) => {
+      const pending = announcing[k] as [number, RouteDecision][];
+      announcing[k] = [];
+      for (const [i, d] of pending) if (startAt(k, i, d, t)) env.place(i, d, t);
       const waiting = held[k] as [number, RouteRequest][];
       if (waiting.length === 0) return;
       held[k] = [];
-      for (const [i, request] of waiting) env.place(i, decide(i, k, request, t), t);
+      for (const [i, request] of waiting) {
+        const d = decide(i, k, request, t);
+        if (startAt(k, i, d, t)) env.place(i, d, t);
+      }
+    };
+
+    /**
+     * Whether request i may start now; if not, it is placed when its replica says
+     * (`EdgeReplica.startAt`: a long prefill waits for its announcement): at a known time, or
+     * at a later answer (`release`).
+     */
+    const startAt = (k: number, i: number, d: RouteDecision, t: number): boolean => {
+      const at = d.ticket ? (replicas[k] as EdgeReplica).startAt(d.ticket, t) : t;
+      if (at === t) return true;
+      if (!announced[i]) c.announcedDecisions++;
+      announced[i] = 1;
+      if (at === null) (announcing[k] as [number, RouteDecision][]).push([i, d]);
+      else env.schedule(at, (when) => env.place(i, d, when));
+      return false;
     };
 
     return {
@@ -257,7 +283,8 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
           fire(k, t);
           return null;
         }
-        return decide(i, k, request, t);
+        const d = decide(i, k, request, t);
+        return startAt(k, i, d, t) ? d : null;
       },
       complete(i, outcome, t) {
         completed++;

@@ -21,6 +21,9 @@
  *   drops and resets in order (its own again: delta-log.ts; a claim whose parent this index
  *   lacks is counted and skipped), then the
  *   vector, the coordinators' learned capacities, the pool's rate and its hot prefixes.
+ * - Announced first (announce.ts): a long prefill's record is synced soon (`flushMs` / 2
+ *   after the last sync), and the request starts (`startAt`) `flushMs` after the answer, so
+ *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
  * - Cold or idle: with no view, or one older than `maxStalenessMs` (the isolate idled past
  *   `warmMs`), `syncFirst` says the next request should wait for one sync (the Worker does,
  *   within `routeTimeoutMs`); `nextSyncAt` then says at once.
@@ -41,6 +44,7 @@ import type {
   RouterStats,
 } from "../router/router-types.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
+import { announces } from "./announce.ts";
 import { DecayedRate } from "./decayed-rate.ts";
 import { edgeIndexPool, strided } from "./edge-grain.ts";
 import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
@@ -104,6 +108,11 @@ export class EdgeReplica {
   readonly #own = new DecayedRate();
   #hot: readonly HotPrefixEntry[] = [];
   #syncing = false;
+  /**
+   * Long prefills announced before they start: queued (the record waits for a sync), sent (in
+   * the batch in flight), or the time its answer came.
+   */
+  readonly #announcing = new Map<string, "queued" | "sent" | number>();
   /** Round trips of answered syncs, exponentially weighted (1/8 per answer, as TCP's SRTT). */
   #rttMs = 0;
   #failedInRow = 0;
@@ -216,10 +225,30 @@ export class EdgeReplica {
     const effect = this.#effect(origin, promptTokens, matchedTokens, now);
     this.#own.add(effect.work, now);
     this.#live.set(ticket, effect);
+    if (this.#announces(effect)) this.#announcing.set(ticket, "queued");
     this.#overlay.add(effect, 1);
     const record = { t: "route" as const, ticket, origin, parent, run, promptTokens, reason };
     this.#buffer.push(record, [[effect, 1]], now);
     return decision;
+  }
+
+  /**
+   * When request `ticket` may start (its origin fetch): now, or, for a long prefill announced
+   * first, `flushMs` after the answer to the sync that carried its record (null until then).
+   */
+  startAt(ticket: string, now: number): number | null {
+    const state = this.#announcing.get(ticket);
+    if (state === undefined) return now;
+    if (typeof state !== "number") return null;
+    return Math.max(now, state + this.#pool.edge.flushMs);
+  }
+
+  /** A long prefill, with a coordinator that answers: announced first (announce.ts). */
+  #announces(effect: LiveEffect): boolean {
+    if (this.#since === null || this.degraded) return false;
+    const o = this.#pool.origins.find((x) => x.id === effect.origin);
+    const speed = o?.prefillTokensPerSecond ?? this.#pool.prefillTokensPerSecond;
+    return announces((effect.work / speed) * 1000, this.#pool.edge.flushMs + this.#rttMs);
   }
 
   reroute(ticket: string, failure: FailureKind, next: string, now: number): number | null {
@@ -239,6 +268,7 @@ export class EdgeReplica {
 
   complete(ticket: string, outcome: Outcome, now: number): boolean {
     const known = this.#router.complete(ticket, outcome, now);
+    this.#announcing.delete(ticket);
     const effect = this.#live.get(ticket);
     if (!effect) return known;
     this.#live.delete(ticket);
@@ -249,6 +279,7 @@ export class EdgeReplica {
 
   cancel(ticket: string, now: number): boolean {
     const known = this.#router.cancel(ticket, now);
+    this.#announcing.delete(ticket);
     const effect = this.#live.get(ticket);
     if (!effect) return known;
     this.#live.delete(ticket);
@@ -271,6 +302,8 @@ export class EdgeReplica {
       return Math.max(now, earliest);
     }
     const due: number[] = [];
+    // A long prefill waits for its announcement: sync soon, but at most twice per flushMs.
+    if (this.#waitingAnnouncement()) due.push(this.#lastSyncAt + flushMs / 2);
     const oldest = this.#buffer.oldestAt;
     if (oldest !== null) due.push(oldest + flushMs);
     if (this.#buffer.inFlight) due.push(this.#lastSyncAt + flushMs);
@@ -289,7 +322,12 @@ export class EdgeReplica {
     const retry = this.#buffer.inFlight !== null;
     const batch = this.#buffer.batch();
     if (batch) this.counters.recordsSent += batch.records.length;
-    if (batch && !retry) this.counters.recordsBatched += batch.records.length;
+    if (batch && !retry) {
+      this.counters.recordsBatched += batch.records.length;
+      for (const [ticket, state] of this.#announcing) {
+        if (state === "queued") this.#announcing.set(ticket, "sent");
+      }
+    }
     return { isolate: this.isolate, batch, since: this.#since };
   }
 
@@ -300,6 +338,9 @@ export class EdgeReplica {
     const rtt = Math.max(0, now - this.#lastSyncAt);
     this.#rttMs = this.counters.answers === 0 ? rtt : this.#rttMs + (rtt - this.#rttMs) / 8;
     this.#buffer.acknowledge();
+    for (const [ticket, state] of this.#announcing) {
+      if (state === "sent") this.#announcing.set(ticket, now);
+    }
     const c = this.counters;
     c.answers++;
     if (answer.duplicate) c.duplicates++;
@@ -333,6 +374,8 @@ export class EdgeReplica {
     this.#syncing = false;
     this.#failedInRow++;
     this.counters.failures++;
+    // Degraded: nothing is announced; what waited starts now.
+    for (const ticket of this.#announcing.keys()) this.#announcing.set(ticket, -Infinity);
   }
 
   /** Each origin's load as this replica's policy reads it now (vector plus own records since). */
@@ -369,10 +412,19 @@ export class EdgeReplica {
     return unseenSince({ ...this.#rate, requestsPerSecond: others }, staleness);
   }
 
+  /** A decision waits for a sync to announce it. */
+  #waitingAnnouncement(): boolean {
+    for (const state of this.#announcing.values()) if (state === "queued") return true;
+    return false;
+  }
+
   /** Tickets whose end never came stop counting once their lease would have expired. */
   #forgetLost(now: number): void {
     for (const [ticket, e] of this.#live) {
-      if (now - e.at > this.#pool.leaseMs) this.#live.delete(ticket);
+      if (now - e.at > this.#pool.leaseMs) {
+        this.#live.delete(ticket);
+        this.#announcing.delete(ticket);
+      }
     }
   }
 }

@@ -36,6 +36,7 @@ const LOOPED = "edge-looped";
 const WEBHOOK = "edge-webhook";
 const HTTP = "edge-http";
 const SHARDED = "edge-sharded";
+const ANNOUNCED = "edge-announced";
 /** Syncs only when asked (warmMs 0) and soon (flushMs 10), so each test decides when. */
 const EDGE = { flushMs: 10, warmMs: 0, rootIntervalMs: 50 };
 
@@ -49,6 +50,7 @@ beforeAll(async () => {
       [LOOPED]: edge("l"),
       [WEBHOOK]: edge("w"),
       [HTTP]: edge("h"),
+      [ANNOUNCED]: edge("a"),
       [SHARDED]: pool(origins("g"), {
         coordination: "edge",
         edge: { ...EDGE, coordinators: 2 },
@@ -225,6 +227,26 @@ describe("edge coordination across isolates", () => {
     expect(later.decision.origin).toBe(first.decision.origin);
     expect(later.decision.reason).toBe("cache-hit");
     await settle(b);
+  });
+
+  it("a long prefill's routing returns once its record reached the coordinator (announced first)", async () => {
+    const r = await ref(ANNOUNCED);
+    const iso = isolate("iso-announce");
+    const warm = await route(iso, r, "announce-warm", 0);
+    await warm.ledger.complete(warm.decision.ticket as string, ok(warm.decision));
+    await settle(iso);
+    const applied = (await coordinator(ANNOUNCED)).counters.recordsApplied;
+    // 50,000 tokens: 5 s of prefill at the default 10,000 tokens/s, far past 10 x the lag.
+    const long = { ...request(r.model, "announce-long", 0), promptTokens: 50_000 };
+    const routed = await routeAtEdge(env, iso.ctx, r, long, { registry: iso.registry });
+    // Before the origin fetch, the coordinator answered the sync that carried it (a request
+    // that did not wait would find its batch still in flight: startAt null), and holds it.
+    const ticket = routed.decision.ticket as string;
+    expect(edgePool(iso, r).replica.startAt(ticket, Date.now() + 60_000)).not.toBeNull();
+    const state = await coordinator(ANNOUNCED);
+    expect(state.counters.recordsApplied).toBe(applied + 1);
+    expect(state.router.origins.find((o) => o.id === routed.decision.origin)?.outstanding).toBe(1);
+    await settle(iso);
   });
 
   it("a cold isolate whose coordinator does not answer routes at once on its own view", async () => {

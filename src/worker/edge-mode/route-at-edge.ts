@@ -4,9 +4,10 @@
  * path"): this isolate's replica decides at once, with no call before the origin fetch (but
  * for an isolate's first request, which waits for the pool's summary: a cold replica knows
  * nothing, and would send a conversation away from its cache; and for the first request after
- * the isolate idled past `warmMs`, whose view is too old to route on), and the request's records (its
- * route, failovers, end or cancel) queue for the next sync, which `pump` makes sure a live
- * request's `waitUntil` will send. The `Ledger` it returns is what
+ * the isolate idled past `warmMs`, whose view is too old to route on; and for a long prefill,
+ * which starts once its record reached the other isolates: sync-loop.ts, `announced`), and
+ * the request's records (its route, failovers, end or cancel) queue for the next sync, which
+ * `pump` makes sure a live request's `waitUntil` will send. The `Ledger` it returns is what
  * forward/ reports to, as with the pool's object: failover and the end land in the replica,
  * and the end's report waits to ride with the batch that carries the end record.
  *
@@ -26,7 +27,7 @@ import type { Ledger, Routed, Waiter } from "../edge-routing/route-request.ts";
 import { clientLeftError, shedError } from "../edge-routing/shed-error.ts";
 import { routerOutcome } from "../request-record/request-report.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
-import { pump, syncOnce } from "./sync-loop.ts";
+import { announced, pump, syncOnce } from "./sync-loop.ts";
 
 export interface EdgeRouteOptions {
   /** The request's `cf` properties, which name its colo's group (absent in local runs). */
@@ -56,6 +57,8 @@ export async function routeAtEdge(
   // one sync first, bounded by the pool's routeTimeoutMs (EdgeReplica.syncFirst).
   if (replica.syncFirst(Date.now())) await syncOnce(pool, env);
   const decision = await decide(pool, env, request, options.waiter);
+  // A long prefill starts once the other isolates can see it (core/edge/announce.ts).
+  if (decision.ticket !== null) await announced(pool, env, decision.ticket);
   const now = Date.now();
   pump(pool, env, ctx, now);
   return {

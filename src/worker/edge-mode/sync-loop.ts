@@ -21,6 +21,9 @@
  *   under it (its promise never settles) is declared failed by the next loop after the
  *   deadline plus ABANDON_GRACE_MS; its late answer, if any, is ignored, and the batch goes
  *   again under the same id, which the coordinator applies once.
+ * - Announced first: a long prefill's request waits (`announced`) for the sync that carries its
+ *   record and `flushMs` after its answer (`EdgeReplica.startAt`, core/edge/announce.ts), within
+ *   the pool's `routeTimeoutMs`; a failed sync lets it go at once.
  * - Cold or idle: an isolate's first request for a pool waits for the bootstrap (`syncOnce`,
  *   within the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
  *   the first request after the isolate idled past `warmMs` with a view older than
@@ -85,6 +88,23 @@ async function run(pool: EdgePool, env: Env, loop: SyncLoop): Promise<void> {
     await syncOnce(pool, env);
   }
   if (pool.loop === loop) pool.loop = null;
+}
+
+/**
+ * Wait until request `ticket` may start its origin fetch (`EdgeReplica.startAt`): at once but
+ * for a long prefill, which is announced first (see the module comment). Bounded by the pool's
+ * `routeTimeoutMs`.
+ */
+export async function announced(pool: EdgePool, env: Env, ticket: string): Promise<void> {
+  const deadline = Date.now() + pool.ref.pool.routeTimeoutMs;
+  for (;;) {
+    const now = Date.now();
+    const at = pool.replica.startAt(ticket, now);
+    if ((at !== null && at <= now) || now >= deadline) return;
+    // Its record waits: send it (or wait for the sync in flight, then send it).
+    if (at === null) await Promise.all([syncOnce(pool, env), sleep(1)]);
+    else await sleep(Math.min(at, deadline) - now);
+  }
 }
 
 /**
