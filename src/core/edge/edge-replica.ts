@@ -8,7 +8,8 @@
  *   (edge-grain.ts), so applying the pool's claims costs an isolate stride-fold less.
  * - Routing: the pool's policy over this index, with the load of the coordinator's last
  *   vector plus this isolate's records since (load-overlay.ts), ties seeded by the request and
- *   the better of two among the best candidates (stale-pick.ts).
+ *   a draw among the best candidates in proportion to what the others probably routed while
+ *   the view was stale (stale-pick.ts).
  * - Records: each route, reroute, end and cancel is queued (record-buffer.ts) with the prompt
  *   as a path after the chunk the chosen origin was believed to hold (its new chunks only).
  * - Sync: `nextSyncAt` says when the replica wants to sync: at once when cold; when
