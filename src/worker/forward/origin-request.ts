@@ -85,24 +85,25 @@ const DROPPED_PREFIXES = [...STEERING_PREFIXES, ...EDGE_PREFIXES];
 /** Every client header that never reaches the origin by its name alone. */
 const DROPPED_NAMES = new Set([...HOP_BY_HOP, ...CLIENT_ONLY, ...STEERING]);
 
-/** Headers the sender listed in Connection: hop-by-hop too (lowercase, as Headers yields names). */
-function connectionListed(headers: Headers): ReadonlySet<string> {
-  const listed = headers.get("connection");
-  if (listed === null) return new Set();
-  return new Set(listed.split(",").map((name) => name.trim().toLowerCase()));
+/**
+ * Whether a name of `headers` goes: `dropped` names it, or the sender listed it in Connection
+ * (hop-by-hop too; lowercase, as Headers yields names).
+ */
+function dropping(headers: Headers, dropped: (name: string) => boolean): (name: string) => boolean {
+  const connection = headers.get("connection");
+  const listed = new Set(connection?.split(",").map((name) => name.trim().toLowerCase()));
+  return (name) => listed.has(name) || dropped(name);
 }
 
 /**
- * A copy of `headers` without the names `dropped` names, nor those listed in Connection. Only
- * the names present are deleted: each Headers call crosses into the runtime, and deleting every
- * name the router drops (some thirty) from every request cost more than routing it (issue 12).
+ * A copy of `headers` without what `dropping` drops. Only the names present are deleted: each
+ * Headers call crosses into the runtime, and deleting every name the router drops (some thirty)
+ * from every request cost more than routing it (issue 12).
  */
 function without(headers: Headers, dropped: (name: string) => boolean): Headers {
-  const listed = connectionListed(headers);
+  const drops = dropping(headers, dropped);
   const copy = new Headers(headers);
-  for (const name of headers.keys()) {
-    if (listed.has(name) || dropped(name)) copy.delete(name);
-  }
+  for (const name of headers.keys()) if (drops(name)) copy.delete(name);
   return copy;
 }
 
@@ -146,11 +147,10 @@ export function originHeaders(
 /** A 431 when the client headers the origin would get are more than any origin takes. */
 export function checkForwardedHeaders(client: Headers): void {
   // The block originHeaders(client, undefined, "") makes (`name: value\r\n` each), uncopied.
-  const listed = connectionListed(client);
+  const drops = dropping(client, notForOrigin);
   let bytes = "x-request-id".length + 4;
   for (const [name, value] of client) {
-    const kept = !listed.has(name) && !notForOrigin(name) && name !== "x-request-id";
-    if (kept) bytes += name.length + value.length + 4;
+    if (!drops(name) && name !== "x-request-id") bytes += name.length + value.length + 4;
   }
   if (bytes <= MAX_FORWARDED_HEADER_BYTES) return;
   throw new ApiError(
