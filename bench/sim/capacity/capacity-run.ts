@@ -209,17 +209,15 @@ export async function runCapacity(
     modes.map((coordination) => ({ policy, coordination })),
   );
   const searches = await Promise.all(variants.map((v) => searchPolicy(c, v, loadOne, pool, hooks)));
-  const results = variants.map(({ policy, coordination }, i): CapacityPolicyResult => {
-    const mode = coordination?.mode ?? null;
-    const capacityRps = spreadOf((searches[i] as SeedSearch[]).map((x) => x.capacityRps));
-    const rrAt = variants.findIndex(
-      (v) => v.policy === "round-robin" && (v.coordination?.mode ?? null) === mode,
-    );
-    const rr =
-      rrAt < 0 ? undefined : spreadOf((searches[rrAt] as SeedSearch[]).map((x) => x.capacityRps));
+  const capacities = searches.map((s) => spreadOf(s.map((x) => x.capacityRps)));
+  const modeOf = (v: Variant) => v.coordination?.mode ?? null;
+  const results = variants.map((v, i): CapacityPolicyResult => {
+    const capacityRps = capacities[i] as Spread;
+    const rrAt = variants.findIndex((x) => x.policy === "round-robin" && modeOf(x) === modeOf(v));
+    const rr = capacities[rrAt];
     return {
-      policy,
-      coordination: mode,
+      policy: v.policy,
+      coordination: modeOf(v),
       capacityRps,
       vsRoundRobin: rr && rr.mean > 0 ? round(capacityRps.mean / rr.mean, 3) : null,
       atCapacity: atCapacityOf(searches[i] as SeedSearch[], fleetOracle),
