@@ -27,7 +27,7 @@ import { type Ledger, type Routed, type Waiter, waiterId } from "../edge-routing
 import { clientLeftError, shedError } from "../edge-routing/shed-error.ts";
 import { routerOutcome } from "../request-record/request-report.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
-import { announced, pump, syncOnce } from "./sync-loop.ts";
+import { announced, pump, syncOnce, syncWithin } from "./sync-loop.ts";
 
 export interface EdgeRouteOptions {
   /** The request's `cf` properties, which name its colo's group (absent in local runs). */
@@ -55,7 +55,9 @@ export async function routeAtEdge(
   const { replica } = pool;
   // Cold, or idle past warmMs with a view too old to route on (and the last sync answered):
   // one sync first, bounded by the pool's routeTimeoutMs (EdgeReplica.syncFirst).
-  if (replica.syncFirst(Date.now())) await syncOnce(pool, env);
+  if (replica.syncFirst(Date.now())) {
+    await syncWithin(pool, env, Date.now() + ref.pool.routeTimeoutMs);
+  }
   const decision = await decide(pool, env, request, options.waiter);
   // A long prefill starts once the other isolates can see it (core/edge/announce.ts).
   if (decision.ticket !== null) await announced(pool, env, decision.ticket);
