@@ -34,6 +34,7 @@ import { syncOnce } from "./sync-loop.ts";
 const HELD = "edge-adm-held";
 const CROSS = "edge-adm-cross";
 const LEAVE = "edge-adm-leave";
+const ROUTED_THEN_LEFT = "edge-adm-routed-left";
 const HTTP_HELD = "edge-adm-http";
 const HTTP_SHED = "edge-adm-shed";
 
@@ -55,6 +56,7 @@ beforeAll(async () => {
       [HELD]: slow("edge-adm-h", 5),
       [CROSS]: slow("edge-adm-c", 5),
       [LEAVE]: slow("edge-adm-l", 1),
+      [ROUTED_THEN_LEFT]: slow("edge-adm-rl", 5),
       [HTTP_HELD]: slow("edge-adm-hh", 5, "hold"),
       [HTTP_SHED]: slow("edge-adm-hs", 0, "hold"),
     },
@@ -68,14 +70,14 @@ async function ref(model: string): Promise<PoolRef> {
   return { model, pool: p, version: settings.version(model) };
 }
 
-/** One isolate routing `r`'s requests: each named `id`, its client's signal `signal`. */
+/** One isolate routing `r`'s requests, each on `topic`, its client's signal `signal`. */
 function isolate(name: string, r: PoolRef) {
   const registry = new ReplicaRegistry(name);
   const ctx = createExecutionContext();
-  const route = (id: string, topic: string, signal?: AbortSignal): Promise<Routed> => {
+  const route = (topic: string, signal?: AbortSignal): Promise<Routed> => {
     const key = promptKey({ model: r.model, messages: conversation(topic, 1) });
     const request = { chunkHashes: key.chunkHashes, promptTokens: key.promptTokens };
-    return routeAtEdge(env, ctx, r, request, { registry, waiter: { id, signal } });
+    return routeAtEdge(env, ctx, r, request, { registry, waiter: { signal } });
   };
   return { registry, route, pool: () => registry.get(r, 0) };
 }
@@ -102,8 +104,8 @@ describe("admission in edge mode (the isolate's replica)", () => {
   it("holds a request while the origin is busy and routes it when a completion frees room", async () => {
     const r = await ref(HELD);
     const iso = isolate("adm-held", r);
-    const first = await iso.route("h1", "one");
-    const held = iso.route("h2", "two");
+    const first = await iso.route("one");
+    const held = iso.route("two");
     expect(await pendingAfter(held, 50)).toBe(true);
     expect(iso.pool().admission.stats(Date.now()).waiting.interactive).toBe(1);
     await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
@@ -117,11 +119,11 @@ describe("admission in edge mode (the isolate's replica)", () => {
     const r = await ref(CROSS);
     const a = isolate("adm-cross-a", r);
     const b = isolate("adm-cross-b", r);
-    const first = await a.route("c1", "one");
+    const first = await a.route("one");
     await syncOnce(a.pool(), env);
     await syncOnce(b.pool(), env);
     // b learned of a's request through the coordinator: its own request waits.
-    const held = b.route("c2", "two");
+    const held = b.route("two");
     expect(await pendingAfter(held, 50)).toBe(true);
     await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
     await syncOnce(a.pool(), env);
@@ -133,12 +135,12 @@ describe("admission in edge mode (the isolate's replica)", () => {
   it("a waiting client that leaves frees its place for the next", async () => {
     const r = await ref(LEAVE);
     const iso = isolate("adm-leave", r);
-    await iso.route("l1", "one");
+    await iso.route("one");
     const client = new AbortController();
-    const leaving = iso.route("l2", "two", client.signal);
+    const leaving = iso.route("two", client.signal);
     expect(await pendingAfter(leaving, 50)).toBe(true);
     // The room (maxQueued 1) is full: a newcomer is shed at once.
-    await expect(iso.route("l3", "three")).rejects.toMatchObject({ status: 503 });
+    await expect(iso.route("three")).rejects.toMatchObject({ status: 503 });
     client.abort();
     const error = await leaving.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
@@ -148,12 +150,27 @@ describe("admission in edge mode (the isolate's replica)", () => {
       waiting: { interactive: 0 },
     });
     // Its place is free: the next one waits rather than being shed.
-    const next = iso.route("l4", "four");
+    const next = iso.route("four");
     expect(await pendingAfter(next, 50)).toBe(true);
     expect(iso.pool().admission.waiting).toBe(1);
     // Let it go: admission settings gone, everyone waiting is routed.
     iso.pool().admission.configure(undefined, Date.now());
     expect((await next).decision.origin).toBe("edge-adm-l");
+  });
+
+  it("a held client that leaves after another request's end routed it, before it looked, is not sent and gives its lease back", async () => {
+    const r = await ref(ROUTED_THEN_LEFT);
+    const iso = isolate("adm-routed-left", r);
+    const first = await iso.route("one");
+    const client = new AbortController();
+    const leaving = iso.route("two", client.signal);
+    expect(await pendingAfter(leaving, 50)).toBe(true);
+    // The end pumps admission, which routes the held request; its client leaves before the
+    // request wakes to look.
+    await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
+    client.abort();
+    await expect(leaving).rejects.toMatchObject({ code: "client_left" });
+    expect(iso.pool().replica.router.outstanding).toBe(0);
   });
 });
 

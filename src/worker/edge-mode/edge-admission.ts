@@ -19,11 +19,13 @@ import type { RouteRequest } from "../../core/router/router-types.ts";
 import type { AdmissionSettings } from "../../core/settings/admission-settings.ts";
 
 export class EdgeAdmission {
+  readonly #replica: EdgeReplica;
   readonly #admission: Admission;
   /** Held requests: undefined while they wait, then how admission settled them. */
   readonly #held = new Map<string, Settled | undefined>();
 
   constructor(replica: EdgeReplica, settings: AdmissionSettings | undefined) {
+    this.#replica = replica;
     this.#admission = new Admission(replica, settings, (id, s) => this.#settle(id, s));
   }
 
@@ -53,11 +55,18 @@ export class EdgeAdmission {
     return settled;
   }
 
-  /** A held request's client left: its place is free. False if it was not waiting. */
-  leave(id: string): boolean {
-    if (!this.#admission.leave(id)) return false;
+  /**
+   * A held request's client left: its place is free, and if admission routed it before it could
+   * look (another request's end pumped), that lease goes back to the replica. False if it was
+   * not waiting.
+   */
+  leave(id: string, now: number): boolean {
+    const settled = this.#held.get(id);
     this.#held.delete(id);
-    return true;
+    if (settled?.kind === "routed" && settled.decision.ticket !== null) {
+      this.#replica.cancel(settled.decision.ticket, now);
+    }
+    return this.#admission.leave(id);
   }
 
   /** Something may have freed room (or a held request's time is up): admit what fits. */

@@ -124,6 +124,8 @@ function withOutage(): { env: Env; outage: { on: boolean } } {
   return { env: { ...env, COORDINATOR } as unknown as Env, outage };
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function edgePool(iso: Isolate, r: PoolRef): EdgePool {
   return iso.registry.get(r, 0);
 }
@@ -247,6 +249,32 @@ describe("edge coordination across isolates", () => {
     expect(state.counters.recordsApplied).toBe(applied + 1);
     expect(state.router.origins.find((o) => o.id === routed.decision.origin)?.outstanding).toBe(1);
     await settle(iso);
+  });
+
+  it("a request waiting on a sync that never settles (the request that sent it died) goes on within routeTimeoutMs, not never", async () => {
+    const r = await ref(ANNOUNCED);
+    const dead = () => {
+      // A sync another request sent before it died: in flight for the replica, and its
+      // promise never settles (workerd drops a dead request's continuations).
+      const held = edgePool(iso, r);
+      held.replica.startSync(Date.now());
+      held.inFlight = { token: {}, startedAt: Date.now(), done: new Promise<void>(() => {}) };
+    };
+    const answers = (routing: Promise<Routed>) =>
+      Promise.race([
+        routing.then(() => true),
+        sleep(r.pool.routeTimeoutMs + 1000).then(() => false),
+      ]);
+    // A cold isolate's first request waits for its bootstrap.
+    const iso = isolate("iso-dead-sync");
+    dead();
+    expect(await answers(route(iso, r, "dead-cold", 0))).toBe(true);
+    // A long prefill waits for the sync that carries its record.
+    await settle(iso);
+    dead();
+    const long = { ...request(r.model, "dead-long", 0), promptTokens: 50_000 };
+    const routing = routeAtEdge(env, iso.ctx, r, long, { registry: iso.registry });
+    expect(await answers(routing)).toBe(true);
   });
 
   it("a cold isolate whose coordinator does not answer routes at once on its own view", async () => {

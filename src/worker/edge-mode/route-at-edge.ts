@@ -23,18 +23,18 @@ import type { Settled } from "../../core/admission/admission.ts";
 import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import { type ColoProperties, coloGroup } from "../coordinator-object/colo-group.ts";
 import type { PoolRef } from "../edge-routing/pool-stub.ts";
-import type { Ledger, Routed, Waiter } from "../edge-routing/route-request.ts";
+import { type Ledger, type Routed, type Waiter, waiterId } from "../edge-routing/route-request.ts";
 import { clientLeftError, shedError } from "../edge-routing/shed-error.ts";
 import { routerOutcome } from "../request-record/request-report.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
-import { announced, pump, syncOnce } from "./sync-loop.ts";
+import { announced, pump, syncOnce, syncWithin } from "./sync-loop.ts";
 
 export interface EdgeRouteOptions {
   /** The request's `cf` properties, which name its colo's group (absent in local runs). */
   readonly cf?: ColoProperties | undefined;
   /** This isolate's replicas (tests pass their own to stand for other isolates). */
   readonly registry?: ReplicaRegistry;
-  /** The request's name while it waits in admission, and its client's abort signal. */
+  /** Present when the request may wait in admission: its client's abort signal. */
   readonly waiter?: Waiter;
 }
 
@@ -55,7 +55,9 @@ export async function routeAtEdge(
   const { replica } = pool;
   // Cold, or idle past warmMs with a view too old to route on (and the last sync answered):
   // one sync first, bounded by the pool's routeTimeoutMs (EdgeReplica.syncFirst).
-  if (replica.syncFirst(Date.now())) await syncOnce(pool, env);
+  if (replica.syncFirst(Date.now())) {
+    await syncWithin(pool, env, Date.now() + ref.pool.routeTimeoutMs);
+  }
   const decision = await decide(pool, env, request, options.waiter);
   // A long prefill starts once the other isolates can see it (core/edge/announce.ts).
   if (decision.ticket !== null) await announced(pool, env, decision.ticket);
@@ -80,8 +82,10 @@ async function decide(
 ): Promise<RouteDecision> {
   const { admission, replica } = pool;
   if (!waiter || !admission.enabled) return replica.route(request, Date.now());
+  // Named by this router, never by the client's x-request-id (route-request.ts, `waiterId`).
+  const id = waiterId();
   const settled =
-    admission.offer(waiter.id, request, Date.now()) ?? (await held(pool, env, waiter));
+    admission.offer(id, request, Date.now()) ?? (await held(pool, env, id, waiter.signal));
   if (settled === "left") throw clientLeftError();
   if (settled.kind === "shed") throw shedError(settled.shed);
   return settled.decision;
@@ -90,11 +94,16 @@ async function decide(
 /**
  * Wait for a held request's answer: wake at admission's `wakeAt` or every HELD_POLL_MS (the end
  * that frees room is another request's, which cannot wake this one), pump, collect; sync every
- * `edge.flushMs` meanwhile; leave at once when the client aborts.
+ * `edge.flushMs` meanwhile; leave at once when the client aborts, even if another request's end
+ * routed this one since it last looked (that lease goes back: EdgeAdmission.leave).
  */
-async function held(pool: EdgePool, env: Env, waiter: Waiter): Promise<Settled | "left"> {
+async function held(
+  pool: EdgePool,
+  env: Env,
+  id: string,
+  signal: AbortSignal | undefined,
+): Promise<Settled | "left"> {
   const { admission, replica } = pool;
-  const { id, signal } = waiter;
   let aborted: () => void = () => {};
   const abort = new Promise<void>((resolve) => {
     aborted = resolve;
@@ -103,13 +112,13 @@ async function held(pool: EdgePool, env: Env, waiter: Waiter): Promise<Settled |
   try {
     for (;;) {
       const now = Date.now();
+      if (signal?.aborted) {
+        admission.leave(id, now);
+        return "left";
+      }
       admission.pump(now);
       const settled = admission.take(id);
       if (settled) return settled;
-      if (signal?.aborted) {
-        admission.leave(id);
-        return "left";
-      }
       const { flushMs } = pool.ref.pool.edge;
       const poll = now + Math.min(flushMs, HELD_POLL_MS);
       const wake = Math.min(admission.wakeAt(now) ?? poll, poll);

@@ -24,10 +24,14 @@
  * - Announced first: a long prefill's request waits (`announced`) for the sync that carries its
  *   record and `flushMs` after its answer (`EdgeReplica.startAt`, core/edge/announce.ts), within
  *   the pool's `routeTimeoutMs`; a failed sync lets it go at once.
- * - Cold or idle: an isolate's first request for a pool waits for the bootstrap (`syncOnce`,
- *   within the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
+ * - Cold or idle: an isolate's first request for a pool waits for the bootstrap (`syncWithin`
+ *   the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
  *   the first request after the isolate idled past `warmMs` with a view older than
  *   `maxStalenessMs`; not while the coordinator is known not to answer (route-at-edge.ts).
+ * - A request that waits for a sync waits on a timer of its own as well (`syncWithin`): the
+ *   sync in flight may be another request's, whose promise never settles once that request
+ *   died (workerd drops a dead request's continuations), and without the timer the waiting
+ *   request hung for good.
  */
 import type { SyncAnswer, SyncRequest } from "../../core/edge/sync-protocol.ts";
 import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
@@ -102,7 +106,7 @@ export async function announced(pool: EdgePool, env: Env, ticket: string): Promi
     const at = pool.replica.startAt(ticket, now);
     if ((at !== null && at <= now) || now >= deadline) return;
     // Its record waits: send it (or wait for the sync in flight, then send it).
-    if (at === null) await Promise.all([syncOnce(pool, env), sleep(1)]);
+    if (at === null) await Promise.all([syncWithin(pool, env, deadline), sleep(1)]);
     else await sleep(Math.min(at, deadline) - now);
   }
 }
@@ -118,6 +122,19 @@ export function syncOnce(pool: EdgePool, env: Env): Promise<void> {
   const done = exchange(pool, env, request, token);
   pool.inFlight = { token, startedAt: Date.now(), done };
   return done;
+}
+
+/**
+ * `syncOnce`, waited for until `deadline` (ms) at most: the sync in flight may be another
+ * request's, which never settles if that request died; this request's own timer always fires.
+ */
+export async function syncWithin(pool: EdgePool, env: Env, deadline: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const due = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+  });
+  await Promise.race([syncOnce(pool, env), due]);
+  clearTimeout(timer);
 }
 
 async function exchange(

@@ -8,8 +8,12 @@
  * A pool with `admission` settings offers the request to its object's admission instead
  * (`admit`): it may wait there up to `queueTimeoutMs` more (the deadline grows by that), is
  * routed when it leaves the queue, or is shed, which the client gets as 429/503 with
- * `Retry-After` (shed-error.ts), never a fallback. A client that leaves while it waits frees its
- * place (`leave`, on the request's abort signal).
+ * `Retry-After` (shed-error.ts), never a fallback. It waits there under a name this Worker makes
+ * (`waiterId`), never the client's `x-request-id`: a client may send the same id twice (a retry),
+ * and two requests of one name would collide in the object's books. A client that leaves while
+ * it waits (the request's abort signal) is answered `client_left` at once, without waiting for
+ * the object, and frees its place (`leave`); had the object already routed it, the lease is
+ * given back.
  *
  * Object errors: one retry with a fresh stub for errors Cloudflare marks `retryable`, never for
  * `overloaded` (retrying feeds the overload). A decision that arrives after the deadline holds a
@@ -117,10 +121,30 @@ function fallbackReason(error: unknown): string {
   return "fallback-error";
 }
 
-/** The request as admission names it while it waits, and its client's abort signal. */
+/** A request that may wait in the pool's admission: its client's abort signal. */
 export interface Waiter {
-  readonly id: string;
   readonly signal?: AbortSignal | undefined;
+}
+
+/** A held request's name in admission's books: made here, unique, never the client's. */
+export function waiterId(): string {
+  return crypto.randomUUID();
+}
+
+/** Resolves with "left" once `signal` aborts (at once if it has); `stop` ends the watch. */
+function clientLeaves(signal: AbortSignal | undefined): {
+  left: Promise<"left">;
+  stop: () => void;
+} {
+  let stop = () => {};
+  const left = new Promise<"left">((resolve) => {
+    if (!signal) return;
+    const abort = () => resolve("left");
+    if (signal.aborted) abort();
+    signal.addEventListener("abort", abort, { once: true });
+    stop = () => signal.removeEventListener("abort", abort);
+  });
+  return { left, stop };
 }
 
 export async function routeRequest(
@@ -133,9 +157,10 @@ export async function routeRequest(
   let stub = poolStub(env, ref);
   const askedAt = Date.now();
   const admission = waiter ? ref.pool.admission : undefined;
+  const heldAs = waiterId();
   const decide = (s: PoolStub): Promise<Admitted> =>
-    admission && waiter
-      ? admitOnObject(s, ref, waiter.id, request)
+    admission
+      ? admitOnObject(s, ref, heldAs, request)
       : routeOnObject(s, ref, request).then((decision) => ({
           kind: "routed",
           decision,
@@ -146,29 +171,39 @@ export async function routeRequest(
     stub = poolStub(env, ref);
     return decide(stub);
   });
-  const leave = () => ctx.waitUntil(stub.leave(waiter?.id ?? "").catch(() => false));
-  if (admission) waiter?.signal?.addEventListener("abort", leave);
-  let admitted: Admitted;
-  try {
-    admitted = await withDeadline(ask, ref.pool.routeTimeoutMs + (admission?.queueTimeoutMs ?? 0));
-  } catch (error) {
-    if (!(error instanceof DeadlineError)) {
-      console.warn(`router ${ref.model}: object failed, routing alone: ${String(error)}`);
-    } else if (admission) {
-      leave();
-    }
+  // Give back a decision that arrives for nobody (late, or after its client left).
+  const releaseLate = () =>
     ctx.waitUntil(
       ask.then(
         (late) => (late.kind === "routed" ? release(stub, late.decision) : undefined),
         () => undefined,
       ),
     );
+  const leave = () => {
+    ctx.waitUntil(stub.leave(heldAs).catch(() => false));
+    releaseLate();
+  };
+  const client = clientLeaves(admission ? waiter?.signal : undefined);
+  let admitted: Admitted | "left";
+  try {
+    const wait = ref.pool.routeTimeoutMs + (admission?.queueTimeoutMs ?? 0);
+    admitted = await withDeadline(Promise.race([ask, client.left]), wait);
+  } catch (error) {
+    if (!(error instanceof DeadlineError)) {
+      console.warn(`router ${ref.model}: object failed, routing alone: ${String(error)}`);
+    }
+    if (error instanceof DeadlineError && admission) leave();
+    else releaseLate();
     return fallback(ref, request, fallbackReason(error));
   } finally {
-    waiter?.signal?.removeEventListener("abort", leave);
+    client.stop();
+  }
+  // The client left while it waited: answer now (the runtime may end this request any moment).
+  if (admitted === "left" || admitted.kind === "left") {
+    leave();
+    throw clientLeftError();
   }
   if (admitted.kind === "shed") throw shedError(admitted.shed);
-  if (admitted.kind === "left") throw clientLeftError();
   const { decision } = admitted;
   const known = (id: string | undefined) =>
     id === undefined || ref.pool.origins.some((o) => o.id === id);

@@ -278,6 +278,7 @@ export class RouterObject extends DurableObject<Env> {
       version: this.#held.version,
       router: this.#router.stats(now),
       metrics: this.#metrics.snapshot(now),
+      ...(this.#admission ? { admission: this.#admission.stats(now) } : {}),
       snapshotRows: store.snapshotRows,
     };
   }

@@ -3,6 +3,7 @@
  * carries (settings/pool-version.ts), what became of a webhook batch, and the object's state.
  * The end of a request travels as its `RequestReport` (request-record/request-report.ts).
  */
+import type { AdmissionStats } from "../../core/admission/admission.ts";
 import type { Shed } from "../../core/admission/shed.ts";
 import type { RouteDecision, RouteRequest, RouterStats } from "../../core/router/router-types.ts";
 import type { PoolMetricsSnapshot } from "../pool-metrics/pool-metrics.ts";
@@ -39,5 +40,7 @@ export interface ObjectState {
   version: PoolVersion;
   router: RouterStats;
   metrics: PoolMetricsSnapshot;
+  /** Object mode: the pool's admission (waiting, admitted, shed, left); edge pools' is per isolate. */
+  admission?: AdmissionStats;
   snapshotRows: number;
 }

@@ -44,12 +44,13 @@ export async function putSettings(settings: SettingsInput): Promise<void> {
 export function chat(
   model: string,
   messages: unknown[],
-  options: { stream?: boolean; headers?: Record<string, string> } = {},
+  options: { stream?: boolean; headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Response> {
   return call("/v1/chat/completions", {
     method: "POST",
     headers: { "content-type": "application/json", ...options.headers },
     body: JSON.stringify({ model, messages, stream: options.stream ?? false }),
+    signal: options.signal ?? null,
   });
 }
 

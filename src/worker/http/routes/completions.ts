@@ -90,9 +90,9 @@ function completionsHandler(
     };
     // Edge pools decide in this isolate, with no call before the origin fetch (but the
     // isolate's first, which waits for the pool's summary). Pools with admission may hold the
-    // request, in the object or in this isolate (`waiter`: its name there and its client's
-    // abort signal).
-    const waiter = { id: c.get("requestId"), signal: c.req.raw.signal };
+    // request, in the object or in this isolate, under a name the router makes (`waiter`: its
+    // client's abort signal, to leave the queue by).
+    const waiter = { signal: c.req.raw.signal };
     const routed =
       pool.coordination === "edge"
         ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {

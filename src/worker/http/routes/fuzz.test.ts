@@ -7,6 +7,9 @@
  *   (an origin's own answers, marked by `x-router-origin`, pass through as they are);
  * - no secret (admin, webhook, metrics or origin key) in any answer;
  * - a well-formed request still routes afterwards (checked every 50 cases and after each run).
+ * And requests that reuse `x-request-id`s at once in pools with admission, both modes: each is
+ * admitted by its pool's admission (never the fallback router) or shed, never a 5xx but a shed's
+ * 503 (issue 24, item 1).
  * Seeds are random; a failure prints the seed and the shrunk request to reproduce it with.
  * What the generators cannot reach by construction: signed webhooks for the pool the routing
  * check uses (a valid `health: down` would rightly take it out), and admin documents that are
@@ -35,11 +38,29 @@ const ERROR_TYPES = [
   "server_error",
 ];
 
+/**
+ * One origin that prefills 1 token/s: while it serves one request the others wait (maxWaitMs 0),
+ * two at most, each up to 300 ms; `routeTimeoutMs` leaves the object ample time to answer.
+ */
+const reusePool = (coordination: "object" | "edge") =>
+  pool([origin(`fz-reuse-${coordination}`)], {
+    coordination,
+    ...(coordination === "edge" ? { edge: { flushMs: 10, warmMs: 0 } } : {}),
+    routeTimeoutMs: 5000,
+    prefillTokensPerSecond: 1,
+    admission: { maxWaitMs: 0, queueTimeoutMs: 300, maxQueued: 2 },
+  });
+const REUSE_POOLS = {
+  "fuzz-reuse-object": reusePool("object"),
+  "fuzz-reuse-edge": reusePool("edge"),
+};
+
 beforeAll(async () => {
   await putSettings({
     pools: {
       [MODEL]: pool([origin(ROUTED_BY, "ok", { apiKeySecret: "TEST_ORIGIN_KEY" })]),
       [VICTIM_MODEL]: pool([origin(VICTIM)]),
+      ...REUSE_POOLS,
     },
   });
 });
@@ -444,4 +465,64 @@ describe("fuzz: hostile requests never get a 5xx or a malformed error", () => {
       });
     await fuzz(request, 400);
   });
+});
+
+// ---- request-id reuse under admission ----------------------------------------------------
+
+/** Ids a client may repeat (a retry): the longest kept, and some replaced (too long, not a token). */
+const requestId = fc.option(
+  fc.constantFrom(
+    "retry-1",
+    "retry-1",
+    "retry-2",
+    "RETRY-1",
+    "k=v",
+    "a".repeat(255),
+    "a".repeat(256),
+    "bad id!",
+  ),
+  { nil: undefined },
+);
+const reuseCase = fc.record({
+  model: fc.constantFrom(...Object.keys(REUSE_POOLS)),
+  requests: fc.array(fc.record({ id: requestId, stream: fc.boolean() }), {
+    minLength: 2,
+    maxLength: 8,
+  }),
+});
+
+/** Admitted by the pool's admission (not the fallback router), or shed as 429/503. */
+function expectAdmittedOrShed(res: Response, text: string, what: string): void {
+  const seen = `${what} -> ${res.status} ${res.headers.get("x-router-reason")} ${text.slice(0, 200)}`;
+  if (res.status === 200) {
+    expect(res.headers.get("x-router-reason"), seen).not.toMatch(/^fallback-/);
+    return;
+  }
+  expect([429, 503], seen).toContain(res.status);
+  expect(res.headers.get("retry-after"), seen).toMatch(/^[1-9][0-9]*$/);
+  const { error } = JSON.parse(text) as { error: { code: string } };
+  expect(["overloaded", "over_share"], seen).toContain(error.code);
+}
+
+describe("fuzz: requests that reuse x-request-id in pools with admission", () => {
+  it("60 bursts of 2-8 requests, ids repeated: each admitted or shed, never routed around admission, never a 500", async () => {
+    await fc.assert(
+      fc.asyncProperty(reuseCase, async ({ model, requests }) => {
+        // Each answer is read as it comes, so an end frees room for the requests held.
+        const answers = await Promise.all(
+          requests.map(async ({ id, stream }, i) => {
+            const res = await chat(model, [{ role: "user", content: `burst request ${i}` }], {
+              stream,
+              headers: id === undefined ? {} : { "x-request-id": id },
+            });
+            return { res, text: await res.text() };
+          }),
+        );
+        const what = `${model} ${JSON.stringify(requests)}`;
+        for (const { res, text } of answers) expectAdmittedOrShed(res, text, what);
+      }),
+      { numRuns: 60 },
+    );
+    await expectStillRoutes();
+  }, 60_000);
 });
