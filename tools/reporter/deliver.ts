@@ -6,7 +6,11 @@
  *
  * Each batch gets a unique `id` and the time it was made, `at` (ms, later than the last batch's
  * even within one millisecond), inside the signed body: the router applies a batch once and
- * never one older than the origin's last. Retries of a batch resend the same body (the router
+ * never one older than the origin's last. "The last batch" is the last the router may have
+ * applied or ordered (answered 2xx, 409, 5xx or not at all): one it refused outright (another
+ * 4xx, e.g. a 400 for an `at` too far ahead of the router's clock) does not count, so a clock
+ * that ran fast and was set back does not keep this reporter's `at` ahead, refused, until the
+ * clock catches up. Retries of a batch resend the same body (the router
  * answers 200 `duplicate: true` if an earlier attempt got through), while carried events go out
  * in a new batch. A 409 `stale_batch` (a newer batch of this origin was applied: another
  * reporter, or this clock stepped back) is not retried; its state-changing events are carried.
@@ -52,7 +56,6 @@ export class Delivery {
     const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     const now = o.now ?? Date.now;
     const at = Math.max(now(), this.#lastAt + 1);
-    this.#lastAt = at;
     const body = JSON.stringify({ origin: o.origin, id: randomUUID(), at, events: batch });
     let last: DeliveryResult = { ok: false, status: null, message: "not sent" };
     for (let attempt = 0; attempt < o.attempts; attempt++) {
@@ -71,6 +74,7 @@ export class Delivery {
         if (response.ok) {
           await response.body?.cancel();
           this.#carry = [];
+          this.#lastAt = at;
           return { ok: true };
         }
         last = {
@@ -90,6 +94,13 @@ export class Delivery {
       }
     }
     this.#carry = batch.filter((e) => e.type !== "load");
+    if (!refused(last)) this.#lastAt = at;
     return last;
   }
+}
+
+/** The router refused the batch outright: it was not applied and orders nothing after it. */
+function refused(result: DeliveryResult): boolean {
+  if (result.ok || result.status === null) return false;
+  return result.status >= 400 && result.status < 500 && result.status !== 409;
 }

@@ -22,6 +22,7 @@ const ORIGINS = ["wh-1", "wh-2", "wh-3"];
 const RESET_MODEL = "replay-reset-model";
 const HEALTH_MODEL = "replay-health-model";
 const RESTART_MODEL = "replay-restart-model";
+const AHEAD_MODEL = "ahead-model";
 
 beforeAll(async () => {
   await putSettings({
@@ -30,6 +31,7 @@ beforeAll(async () => {
       [RESET_MODEL]: pool([origin("rr-1")]),
       [HEALTH_MODEL]: pool([origin("rh-1")]),
       [RESTART_MODEL]: pool([origin("rs-1")]),
+      [AHEAD_MODEL]: pool([origin("ah-1")]),
     },
   });
 });
@@ -264,6 +266,27 @@ describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () 
       expect(error).toMatchObject({ code: "invalid_value", param: "at" });
     }
     expect((await originStats("wh-1"))?.eligible).toBe(true);
+  });
+
+  it("one future-dated batch does not lock the origin's reports out: the next 90 are applied", async () => {
+    // Issue 24: a signed batch with at = now + 45 s made the next 90 real batches 409.
+    const ahead = await postSigned(await signBatch(batch("ah-1", [load], Date.now() + 45_000)));
+    expect(ahead.status).toBe(400);
+    const error = ((await ahead.json()) as { error: Record<string, unknown> }).error;
+    expect(error).toMatchObject({
+      type: "invalid_request_error",
+      code: "invalid_value",
+      param: "at",
+    });
+    expect(error.message).toMatch(/ahead of the router's clock/);
+    const statuses = new Set<number>();
+    for (let i = 0; i < 90; i++) {
+      const events = [{ ...load, running: i }];
+      statuses.add((await postSigned(await signBatch(batch("ah-1", events)))).status);
+    }
+    expect([...statuses]).toEqual([200]);
+    const engine = (await originStats("ah-1", AHEAD_MODEL))?.engine;
+    expect(engine).toMatchObject({ running: 89, freshness: 1 });
   });
 
   it("a captured health: down replayed after the pool's object restarts is not applied", async () => {

@@ -4,13 +4,13 @@
  * lists the origin (by its Durable Object, or an edge pool's root), each pool at most once per
  * batch id and only if it is the origin's newest (`BatchLedger`). Status codes tell a reporter
  * what to do: 200 done (also for a batch applied before, `duplicate: true`, so a retry after a
- * lost response ends), 401 fix the signature or clock, 400 fix the payload, 404 fix the origin
- * id or the settings, 409 the batch is older than one applied (send its state in a new batch),
+ * lost response ends), 401 fix the signature or clock, 400 fix the payload (or the clock: `at`
+ * over 5 minutes behind or 5 s ahead of the router's), 404 fix the origin id or the settings, 409 the batch is older than one applied (send its state in a new batch),
  * 503 retry the same batch later.
  */
 import { Hono } from "hono";
 import type { z } from "zod";
-import { BATCH_WINDOW_MS, engineEventBatch } from "../../../core/engine-events.ts";
+import { BATCH_AHEAD_MS, BATCH_WINDOW_MS, engineEventBatch } from "../../../core/engine-events.ts";
 import { formatSettingsErrors } from "../../../core/settings/parse-settings.ts";
 import { ingestOnRoot } from "../../coordinator-object/edge-stubs.ts";
 import { ingestOnObject, poolStub } from "../../edge-routing/pool-stub.ts";
@@ -38,14 +38,7 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
     if (!parsed.success) throw invalidBatch(input, parsed.error.issues);
     const batch = parsed.data;
     const { origin, id, at, events } = batch;
-    const skewMs = Date.now() - at;
-    if (Math.abs(skewMs) > BATCH_WINDOW_MS) {
-      throw invalidRequest(
-        "invalid_value",
-        `at: ${at} is ${Math.round(Math.abs(skewMs) / 1000)} s ${skewMs > 0 ? "behind" : "ahead of"} the router's clock; a batch must be sent within ${BATCH_WINDOW_MS / 1000} s of being made (check the sender's clock)`,
-        "at",
-      );
-    }
+    checkAt(at, Date.now());
     const settings = await currentSettings(c.env);
     const models = Object.entries(settings.settings.pools)
       .filter(([, pool]) => pool.origins.some((o) => o.id === origin))
@@ -76,6 +69,8 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
         }
       }),
     );
+    // An object's clock may differ from this isolate's by a little: its verdict stands.
+    if (outcomes.includes("ahead")) throw aheadOfClock(at, Date.now());
     const stale = models.filter((_, i) => outcomes[i] === "stale");
     if (stale.length > 0) {
       console.warn(`engine events: batch ${id} of ${origin} is stale in ${stale.join(", ")}`);
@@ -95,6 +90,32 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
     });
   },
 );
+
+/**
+ * Refuses (400 naming `at`) a batch made too long ago (`BATCH_WINDOW_MS`) or too far ahead of
+ * the router's clock (`BATCH_AHEAD_MS`: clock skew and no more, so that a batch made ahead
+ * cannot hold off the origin's later ones; core/router/batch-ledger.ts).
+ */
+function checkAt(at: number, now: number): void {
+  if (now - at > BATCH_WINDOW_MS) {
+    throw invalidRequest(
+      "invalid_value",
+      `at: ${at} is ${seconds(now - at)} s behind the router's clock; a batch must be sent within ${BATCH_WINDOW_MS / 1000} s of being made (check the sender's clock)`,
+      "at",
+    );
+  }
+  if (at - now > BATCH_AHEAD_MS) throw aheadOfClock(at, now);
+}
+
+function aheadOfClock(at: number, now: number): ApiError {
+  return invalidRequest(
+    "invalid_value",
+    `at: ${at} is ${seconds(at - now)} s ahead of the router's clock; a batch may be made at most ${BATCH_AHEAD_MS / 1000} s ahead of it (check the sender's clock)`,
+    "at",
+  );
+}
+
+const seconds = (ms: number) => Math.max(1, Math.round(ms / 1000));
 
 /**
  * A 400 naming the first bad field: `missing_required_parameter` when it is absent (a sender of
