@@ -166,6 +166,23 @@ describe("Delivery", () => {
     expect(r.answers).toEqual([...Array(3).fill(400), ...Array(17).fill(200)]);
   });
 
+  it("keeps one statement of each fact for next time, however many batches failed", async () => {
+    // The reporter states health in every batch: carried whole, 100 failed ticks of `down`
+    // would pass the 100 events a batch may hold, and the router would refuse it forever.
+    const unreachable = (async () => {
+      throw new Error("connection refused");
+    }) as typeof fetch;
+    const d = new Delivery({ ...options("http://router"), attempts: 1, fetch: unreachable });
+    await d.send([{ type: "cache-reset" }, { type: "health", status: "up" }]);
+    for (let i = 0; i < 150; i++) await d.send([{ type: "health", status: "down" }]);
+    await d.send([{ type: "capacity", kvCapacityTokens: 64 }]);
+    expect(d.pending).toEqual([
+      { type: "cache-reset" },
+      { type: "capacity", kvCapacityTokens: 64 },
+      { type: "health", status: "down" },
+    ]);
+  });
+
   it("survives a router that refuses connections", async () => {
     const d = new Delivery({ ...options("http://127.0.0.1:9"), attempts: 2 });
     const result = await d.send([{ type: "cache-reset" }]);

@@ -1,7 +1,9 @@
 /**
  * Posts event batches to the router with retry and backoff. Load events only matter while they
- * are fresh, so a failed batch keeps just its state-changing events (capacity, cache-reset,
- * health) for the next attempt, merged before the new batch; nothing that changes the router's
+ * are fresh, so a failed batch keeps just its state-changing events for the next attempt,
+ * merged before the new batch: a cache-reset if it had one, and its last health and capacity
+ * (core/engine-facts.ts; a later statement supersedes an earlier one, so however long the
+ * router stays unreachable the carry stays this small). Nothing that changes the router's
  * picture of the engine is dropped, and nothing stale is resent.
  *
  * Each batch gets a unique `id` and the time it was made, `at` (ms, later than the last batch's
@@ -17,6 +19,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { EngineEvent } from "../../src/core/engine-events.ts";
+import { changesIndex, factEvents, NO_FACTS, withEvents } from "../../src/core/engine-facts.ts";
 import { SIGNATURE_HEADER, signatureHeader } from "../../src/core/webhook-signature.ts";
 
 export interface DeliveryOptions {
@@ -93,7 +96,10 @@ export class Delivery {
         };
       }
     }
-    this.#carry = batch.filter((e) => e.type !== "load");
+    this.#carry = [
+      ...batch.filter((e) => changesIndex([e])),
+      ...factEvents(withEvents(NO_FACTS, batch)),
+    ];
     if (!refused(last)) this.#lastAt = at;
     return last;
   }
