@@ -163,6 +163,65 @@ describe("engine webhooks", () => {
   });
 });
 
+describe("webhook error messages", () => {
+  it("say what is wrong and what to do, codes unchanged (not 'x-router-signature is mismatch')", async () => {
+    const body = batch("wh-1", [load]);
+    const cases: [Promise<Response>, number, string, RegExp][] = [
+      [
+        postEvents(body, undefined),
+        401,
+        "signature_missing",
+        /^the x-router-signature header is missing: sign each batch/,
+      ],
+      [
+        postEvents(body, "t=1,v1=zz"),
+        401,
+        "signature_malformed",
+        /^the x-router-signature header is malformed: expected t=<unix seconds>,v1=<64 hex digits>$/,
+      ],
+      [
+        signedPost(body, nowSeconds() - 400),
+        401,
+        "signature_stale",
+        /^the x-router-signature timestamp is more than 300 s away from the router's clock/,
+      ],
+      [
+        postEvents(body, await sign(body, nowSeconds(), "not-the-secret")),
+        401,
+        "signature_mismatch",
+        /^the x-router-signature signature does not match the body: sign "<t>\.<raw body>"/,
+      ],
+      [signedPost("{oops"), 400, "invalid_json", /^webhook batch is not valid JSON$/],
+      [
+        signedPost(batch("nobody", [load])),
+        404,
+        "origin_not_found",
+        /^no pool lists origin 'nobody': send the origin's id exactly/,
+      ],
+      [
+        signedPost(batch("wh-1", [load], Date.now() - 1_000_000)),
+        400,
+        "invalid_value",
+        /^at: \d+ is 1000 s behind the router's clock/,
+      ],
+    ];
+    for (const [pending, status, code, message] of cases) {
+      const res = await pending;
+      const { error } = (await res.json()) as { error: Record<string, unknown> };
+      expect([res.status, error.code, error.type]).toEqual([
+        status,
+        code,
+        status === 401
+          ? "authentication_error"
+          : status === 404
+            ? "not_found_error"
+            : "invalid_request_error",
+      ]);
+      expect(String(error.message)).toMatch(message);
+    }
+  });
+});
+
 describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () => {
   it("a captured cache-reset replayed 35 s after it was signed does not wipe the index again", async () => {
     const first = await chat(RESET_MODEL, conversation("replayed-reset", 0));
@@ -250,7 +309,7 @@ describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () 
       code: "missing_required_parameter",
       param: "id",
     });
-    expect(String(error.message)).toMatch(/^id: is required/);
+    expect(String(error.message)).toMatch(/^id is required: every batch carries a unique id/);
     const noAt = JSON.stringify({ origin: "wh-1", id: crypto.randomUUID(), events: [down] });
     const res2 = await postSigned(await signBatch(noAt));
     expect(res2.status).toBe(400);

@@ -29,9 +29,9 @@ const INGEST_TIMEOUT_MS = 5000;
 
 export const engineEventsRoutes = new Hono<AppEnv>().post(
   "/engine/events",
-  limitBody({ maxBytes: MAX_BATCH_BYTES, what: "batch" }),
+  limitBody({ maxBytes: MAX_BATCH_BYTES, what: "webhook batch" }),
   webhookSignature(),
-  jsonBody(),
+  jsonBody({ what: "webhook batch" }),
   async (c) => {
     const input = c.get("json");
     const parsed = engineEventBatch.safeParse(input);
@@ -48,7 +48,7 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
         404,
         "not_found_error",
         "origin_not_found",
-        `no pool has origin '${origin}'`,
+        `no pool lists origin '${origin}': send the origin's id exactly as the settings name it in a pool's origins`,
       );
     }
     const outcomes = await Promise.all(
@@ -63,9 +63,13 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
           );
         } catch (error) {
           console.warn(`engine events for ${model}: ${String(error)}`);
-          throw new ApiError(503, "server_error", "router_unavailable", "try again later", {
-            headers: { "retry-after": "1" },
-          });
+          throw new ApiError(
+            503,
+            "server_error",
+            "router_unavailable",
+            `the router could not apply the batch for ${model} in time: send the same batch again after Retry-After`,
+            { headers: { "retry-after": "1" } },
+          );
         }
       }),
     );
@@ -78,7 +82,7 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
         409,
         "invalid_request_error",
         "stale_batch",
-        `batch ${id} of origin '${origin}' (at ${at}) is not later than the last batch applied for it in ${stale.join(", ")}; its events were not applied there`,
+        `batch ${id} of origin '${origin}' was made (at ${at}) no later than the last batch applied for that origin in ${stale.join(", ")}, so its events were not applied there: send their current state in a new batch`,
         { param: "at" },
       );
     }
@@ -142,7 +146,7 @@ function invalidBatch(input: unknown, issues: readonly z.core.$ZodIssue[]): ApiE
     400,
     "invalid_request_error",
     missing ? "missing_required_parameter" : "invalid_events",
-    missing ? `${param}: is required${hint}` : formatSettingsErrors(errors),
+    missing ? `${param} is required${hint}` : formatSettingsErrors(errors),
     { details: errors, ...(param === undefined ? {} : { param }) },
   );
 }
