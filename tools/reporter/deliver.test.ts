@@ -32,7 +32,8 @@ async function router(
 
 /**
  * A router stand-in that orders batches as the router does (`BatchLedger` on its clock `now`):
- * 200 applied or duplicate, 409 stale, 400 made too far ahead. Counts answers by status.
+ * 200 applied or duplicate, 409 stale (naming the last applied `at`), 400 made too far ahead.
+ * Records each answer's status.
  */
 function ledgerRouter(now: () => number) {
   const ledger = new BatchLedger();
@@ -43,7 +44,8 @@ function ledgerRouter(now: () => number) {
     if (verdict === "apply") ledger.record(origin, id, at, now());
     const status = { apply: 200, duplicate: 200, stale: 409, ahead: 400 }[verdict];
     answers.push(status);
-    return new Response("{}", { status });
+    const details = { lastAppliedAt: ledger.lastAt(origin) };
+    return new Response(status === 409 ? JSON.stringify({ error: { details } }) : "{}", { status });
   };
   return { fetch: fetch as typeof globalThis.fetch, answers };
 }
@@ -164,6 +166,25 @@ describe("Delivery", () => {
       routerNow += 1000;
     }
     expect(r.answers).toEqual([...Array(3).fill(400), ...Array(17).fill(200)]);
+  });
+
+  it("a reporter restarted with its clock set back 45 s: one batch refused, then applied (issue 24)", async () => {
+    let routerNow = 1_700_000_000_000;
+    const r = ledgerRouter(() => routerNow);
+    const load = [{ type: "load" as const, running: 1, waiting: 0, kvUsage: 0 }];
+    const before = new Delivery({
+      ...options("http://router"),
+      fetch: r.fetch,
+      now: () => routerNow,
+    });
+    for (let i = 0; i < 3; i++, routerNow += 1000) await before.send(load);
+    const after = new Delivery({
+      ...options("http://router"),
+      fetch: r.fetch,
+      now: () => routerNow - 45_000,
+    });
+    for (let i = 0; i < 5; i++, routerNow += 1000) await after.send(load);
+    expect(r.answers).toEqual([200, 200, 200, 409, 200, 200, 200, 200]);
   });
 
   it("keeps one statement of each fact for next time, however many batches failed", async () => {

@@ -12,10 +12,13 @@
  * applied or ordered (answered 2xx, 409, 5xx or not at all): one it refused outright (another
  * 4xx, e.g. a 400 for an `at` too far ahead of the router's clock) does not count, so a clock
  * that ran fast and was set back does not keep this reporter's `at` ahead, refused, until the
- * clock catches up. Retries of a batch resend the same body (the router
- * answers 200 `duplicate: true` if an earlier attempt got through), while carried events go out
- * in a new batch. A 409 `stale_batch` (a newer batch of this origin was applied: another
- * reporter, or this clock stepped back) is not retried; its state-changing events are carried.
+ * clock catches up. Retries of a batch resend the same body (the router answers 200
+ * `duplicate: true` if an earlier attempt got through), while carried events go out in a new
+ * batch. A 409 `stale_batch` (a newer batch of this origin was applied: another
+ * reporter, or this reporter before a restart with its clock set back) is not retried; its
+ * state-changing events are carried, and the next batch is made later than the applied one the
+ * answer names (`error.details.lastAppliedAt`), so the reporter is not refused until its clock
+ * passes it.
  */
 import { randomUUID } from "node:crypto";
 import type { EngineEvent } from "../../src/core/engine-events.ts";
@@ -80,11 +83,10 @@ export class Delivery {
           this.#lastAt = at;
           return { ok: true };
         }
-        last = {
-          ok: false,
-          status: response.status,
-          message: (await response.text()).slice(0, 300),
-        };
+        const text = await response.text();
+        last = { ok: false, status: response.status, message: text.slice(0, 300) };
+        // A newer batch was applied: the next one is made after it, whatever this clock says.
+        if (response.status === 409) this.#lastAt = Math.max(this.#lastAt, lastAppliedAt(text));
         // A 4xx other than 429 will not get better by retrying (bad secret, unknown origin,
         // a stale batch).
         if (response.status < 500 && response.status !== 429) break;
@@ -100,8 +102,19 @@ export class Delivery {
       ...batch.filter((e) => changesIndex([e])),
       ...factEvents(withEvents(NO_FACTS, batch)),
     ];
-    if (!refused(last)) this.#lastAt = at;
+    if (!refused(last)) this.#lastAt = Math.max(this.#lastAt, at);
     return last;
+  }
+}
+
+/** `error.details.lastAppliedAt` of a 409 `stale_batch` answer, else 0. */
+function lastAppliedAt(text: string): number {
+  try {
+    const at = (JSON.parse(text) as { error?: { details?: { lastAppliedAt?: unknown } } }).error
+      ?.details?.lastAppliedAt;
+    return typeof at === "number" && Number.isSafeInteger(at) ? at : 0;
+  } catch {
+    return 0;
   }
 }
 

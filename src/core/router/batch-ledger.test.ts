@@ -29,6 +29,12 @@ describe("BatchLedger", () => {
     expect(deliver(ledger, "a", "batch-03", T0 + 1_000, T0 + 2_000)).toBe("stale");
     // Ordering is per origin: another origin's batches are not compared.
     expect(deliver(ledger, "b", "batch-04", T0, T0 + 2_000)).toBe("apply");
+    // What a refused sender is told to make its next batch later than.
+    expect([ledger.lastAt("a"), ledger.lastAt("b"), ledger.lastAt("c")]).toEqual([
+      T0 + 1_000,
+      T0,
+      null,
+    ]);
   });
 
   it("a batch made before the window is stale; one made more than 5 s ahead of now is refused", () => {

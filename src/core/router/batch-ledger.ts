@@ -101,6 +101,15 @@ export class BatchLedger {
     return at > ledger.last.at ? "apply" : "stale";
   }
 
+  /**
+   * When the origin's last applied batch was made (its `at`), if this ledger holds the origin:
+   * what a sender refused as stale needs to make its next batch later (a reporter restarted
+   * with its clock set back would otherwise be refused until its clock passed it).
+   */
+  lastAt(origin: string): number | null {
+    return this.#origins.get(origin)?.last.at ?? null;
+  }
+
   /** The batch was applied. Throws if `check` would not have said "apply" (misuse). */
   record(origin: string, id: string, at: number, now: number): void {
     const verdict = this.check(origin, id, at, now);

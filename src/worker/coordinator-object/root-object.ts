@@ -89,14 +89,15 @@ export class RootObject extends DurableObject<Env> {
     const { origin, id, at, events } = batch;
     const now = Date.now();
     const verdict = this.#batches.check(origin, id, at, now);
-    if (verdict !== "apply") return verdict;
-    if (!root.ingest(origin, events, now)) return "unknown-origin";
+    if (verdict === "stale") return { verdict, lastAt: this.#batches.lastAt(origin) };
+    if (verdict !== "apply") return { verdict };
+    if (!root.ingest(origin, events, now)) return { verdict: "unknown-origin" };
     this.#batches.record(origin, id, at, now);
     const store = this.#ready();
     if (this.#facts.note(store, origin, events) || changesIndex(events)) {
       store.saveMark(origin, { id, at });
     }
-    return "applied";
+    return { verdict: "applied" };
   }
 
   /** A coordinator's share of the load for the rest of the pool's; null: settings first. */

@@ -251,8 +251,9 @@ export class RouterObject extends DurableObject<Env> {
     const { origin, id, at, events } = batch;
     const now = Date.now();
     const verdict = this.#batches.check(origin, id, at, now);
-    if (verdict !== "apply") return verdict;
-    if (!router.ingest(origin, events, now)) return "unknown-origin";
+    if (verdict === "stale") return { verdict, lastAt: this.#batches.lastAt(origin) };
+    if (verdict !== "apply") return { verdict };
+    if (!router.ingest(origin, events, now)) return { verdict: "unknown-origin" };
     this.#batches.record(origin, id, at, now);
     this.#pump();
     // Load and restated facts change nothing stored; saving for them would write every second.
@@ -261,7 +262,7 @@ export class RouterObject extends DurableObject<Env> {
       store.saveMark(origin, { id, at });
       this.#touch();
     }
-    return "applied";
+    return { verdict: "applied" };
   }
 
   /** Take the pool's settings, unless the object already holds newer ones. */

@@ -32,7 +32,11 @@ export type Admitted =
  * as made more than the allowed skew ahead of the object's clock (`ahead`); or does not list
  * the origin in its settings.
  */
-export type IngestOutcome = "applied" | "duplicate" | "stale" | "ahead" | "unknown-origin";
+export interface IngestOutcome {
+  readonly verdict: "applied" | "duplicate" | "stale" | "ahead" | "unknown-origin";
+  /** With `stale`: when the origin's last applied batch was made (its `at`), if known. */
+  readonly lastAt?: number | null;
+}
 
 /** The object's view of its pool, for `/admin/state`, `/metrics` and the dashboard. */
 export interface ObjectState {

@@ -292,6 +292,7 @@ describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () 
       type: "invalid_request_error",
       code: "stale_batch",
       param: "at",
+      details: { lastAppliedAt: JSON.parse(later).at },
     });
     expect(String(error.message)).toContain("wh-3");
     const stats = await originStats("wh-3");

@@ -5,8 +5,9 @@
  * batch id and only if it is the origin's newest (`BatchLedger`). Status codes tell a reporter
  * what to do: 200 done (also for a batch applied before, `duplicate: true`, so a retry after a
  * lost response ends), 401 fix the signature or clock, 400 fix the payload (or the clock: `at`
- * over 5 minutes behind or 5 s ahead of the router's), 404 fix the origin id or the settings, 409 the batch is older than one applied (send its state in a new batch),
- * 503 retry the same batch later.
+ * over 5 minutes behind or 5 s ahead of the router's), 404 fix the origin id or the settings,
+ * 409 the batch is older than one applied (send its state in a new batch made after
+ * `details.lastAppliedAt`), 503 retry the same batch later.
  */
 import { Hono } from "hono";
 import type { z } from "zod";
@@ -16,6 +17,7 @@ import { ingestOnRoot } from "../../coordinator-object/edge-stubs.ts";
 import { ingestOnObject, poolStub } from "../../edge-routing/pool-stub.ts";
 import { withDeadline } from "../../edge-routing/with-deadline.ts";
 import { ApiError, invalidRequest } from "../../errors/api-error.ts";
+import type { IngestOutcome } from "../../pool-object/rpc-types.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 import { limitBody } from "../middleware/body-limit.ts";
@@ -74,8 +76,9 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
       }),
     );
     // An object's clock may differ from this isolate's by a little: its verdict stands.
-    if (outcomes.includes("ahead")) throw aheadOfClock(at, Date.now());
-    const stale = models.filter((_, i) => outcomes[i] === "stale");
+    const verdicts = outcomes.map((o) => o.verdict);
+    if (verdicts.includes("ahead")) throw aheadOfClock(at, Date.now());
+    const stale = models.filter((_, i) => verdicts[i] === "stale");
     if (stale.length > 0) {
       console.warn(`engine events: batch ${id} of ${origin} is stale in ${stale.join(", ")}`);
       throw new ApiError(
@@ -83,17 +86,30 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
         "invalid_request_error",
         "stale_batch",
         `batch ${id} of origin '${origin}' was made (at ${at}) no later than the last batch applied for that origin in ${stale.join(", ")}, so its events were not applied there: send their current state in a new batch`,
-        { param: "at" },
+        { param: "at", details: { lastAppliedAt: lastApplied(outcomes) } },
       );
     }
-    const applied = outcomes.includes("applied");
+    const applied = verdicts.includes("applied");
     return c.json({
       accepted: applied ? events.length : 0,
       models,
-      duplicate: !applied && outcomes.includes("duplicate"),
+      duplicate: !applied && verdicts.includes("duplicate"),
     });
   },
 );
+
+/**
+ * The latest `at` of the origin's last applied batch in the pools that found a batch stale (null
+ * if none knows it): a sender makes its next batch later than this (tools/reporter/deliver.ts),
+ * so a clock set back across a reporter restart costs one refused batch, not the time until the
+ * clock passes it. Only a holder of the webhook secret gets this far.
+ */
+function lastApplied(outcomes: readonly IngestOutcome[]): number | null {
+  let last: number | null = null;
+  for (const o of outcomes)
+    if (o.lastAt != null && (last === null || o.lastAt > last)) last = o.lastAt;
+  return last;
+}
 
 /**
  * Refuses (400 naming `at`) a batch made too long ago (`BATCH_WINDOW_MS`) or too far ahead of
