@@ -105,10 +105,8 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
  * clock passes it. Only a holder of the webhook secret gets this far.
  */
 function lastApplied(outcomes: readonly IngestOutcome[]): number | null {
-  let last: number | null = null;
-  for (const o of outcomes)
-    if (o.lastAt != null && (last === null || o.lastAt > last)) last = o.lastAt;
-  return last;
+  const known = outcomes.flatMap((o) => (typeof o.lastAt === "number" ? [o.lastAt] : []));
+  return known.length > 0 ? Math.max(...known) : null;
 }
 
 /**
