@@ -70,7 +70,10 @@ export const engineEventBatch = z
     id: z
       .string()
       .regex(/^[A-Za-z0-9._:-]{8,64}$/, "must be 8 to 64 characters of A-Z a-z 0-9 . _ : -"),
-    /** When the batch was made, in ms since the epoch; later with every batch of an origin. */
+    /**
+     * When the batch was made, in ms since the epoch; later with every batch of an origin, and
+     * within `BATCH_WINDOW_MS` behind and `BATCH_AHEAD_MS` ahead of the router's clock.
+     */
     at: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     events: z.array(engineEvent).min(1).max(100),
   })
