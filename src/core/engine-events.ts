@@ -28,6 +28,15 @@ import { z } from "zod";
  */
 export const BATCH_WINDOW_MS = 300_000;
 
+/**
+ * How far ahead of the router's clock a batch's `at` may be: 5 s, clock skew between machines
+ * that keep time (NTP keeps them within milliseconds). A pool orders an origin's batches by `at`,
+ * so a batch made ahead holds off that origin's later batches until the router's clock passes
+ * it; the bound caps that at 5 s, less than a load report's fresh time (`reportFreshMs`, 5 s by
+ * default), so a batch made ahead can no longer lock an origin's reports out.
+ */
+export const BATCH_AHEAD_MS = 5_000;
+
 /** Block hashes one kv event may carry: a batch of them stays within the webhook's 64 KB. */
 export const MAX_KV_HASHES = 1024;
 
@@ -61,7 +70,10 @@ export const engineEventBatch = z
     id: z
       .string()
       .regex(/^[A-Za-z0-9._:-]{8,64}$/, "must be 8 to 64 characters of A-Z a-z 0-9 . _ : -"),
-    /** When the batch was made, in ms since the epoch; later with every batch of an origin. */
+    /**
+     * When the batch was made, in ms since the epoch; later with every batch of an origin, and
+     * within `BATCH_WINDOW_MS` behind and `BATCH_AHEAD_MS` ahead of the router's clock.
+     */
     at: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     events: z.array(engineEvent).min(1).max(100),
   })

@@ -98,6 +98,7 @@ describe("engine simulator server", () => {
         id: expect.any(String),
         at: expect.any(Number),
         events: [
+          { type: "health", status: "up" },
           { type: "capacity", kvCapacityTokens: sample.kvCapacityTokens },
           { type: "load", running: 0, waiting: 0, kvUsage: 0 },
         ],

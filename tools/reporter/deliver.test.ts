@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { BatchLedger } from "../../src/core/router/batch-ledger.ts";
 import { Delivery } from "./deliver.ts";
 
 interface Received {
@@ -27,6 +28,26 @@ async function router(
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, server };
+}
+
+/**
+ * A router stand-in that orders batches as the router does (`BatchLedger` on its clock `now`):
+ * 200 applied or duplicate, 409 stale (naming the last applied `at`), 400 made too far ahead.
+ * Records each answer's status.
+ */
+function ledgerRouter(now: () => number) {
+  const ledger = new BatchLedger();
+  const answers: number[] = [];
+  const fetch = async (_url: unknown, init?: RequestInit) => {
+    const { origin, id, at } = JSON.parse(String(init?.body));
+    const verdict = ledger.check(origin, id, at, now());
+    if (verdict === "apply") ledger.record(origin, id, at, now());
+    const status = { apply: 200, duplicate: 200, stale: 409, ahead: 400 }[verdict];
+    answers.push(status);
+    const details = { lastAppliedAt: ledger.lastAt(origin) };
+    return new Response(status === 409 ? JSON.stringify({ error: { details } }) : "{}", { status });
+  };
+  return { fetch: fetch as typeof globalThis.fetch, answers };
 }
 
 let server: Server | undefined;
@@ -114,6 +135,73 @@ describe("Delivery", () => {
       { type: "load", running: 2, waiting: 0, kvUsage: 0 },
     ]);
     expect(d.pending).toEqual([]);
+  });
+
+  it("a clock that jumps back: every batch is still applied, in order", async () => {
+    let clock = 1_700_000_000_000;
+    const r = ledgerRouter(() => 1_700_000_000_000 + r.answers.length * 1000);
+    const d = new Delivery({ ...options("http://router"), fetch: r.fetch, now: () => clock });
+    for (let i = 0; i < 10; i++) {
+      if (i === 5) clock -= 60_000;
+      await d.send([{ type: "load", running: i, waiting: 0, kvUsage: 0 }]);
+      clock += 1000;
+    }
+    expect(r.answers).toEqual(Array(10).fill(200));
+  });
+
+  it("a clock that ran 45 s fast and is set back: accepted again at once (issue 24)", async () => {
+    // The router refuses the batches made ahead (400); they must not hold this reporter's `at`
+    // ahead of its clock, where the router would refuse it until the clock caught up.
+    let routerNow = 1_700_000_000_000;
+    let skew = 45_000;
+    const r = ledgerRouter(() => routerNow);
+    const d = new Delivery({
+      ...options("http://router"),
+      fetch: r.fetch,
+      now: () => routerNow + skew,
+    });
+    for (let i = 0; i < 20; i++) {
+      if (i === 3) skew = 0;
+      await d.send([{ type: "load", running: i, waiting: 0, kvUsage: 0 }]);
+      routerNow += 1000;
+    }
+    expect(r.answers).toEqual([...Array(3).fill(400), ...Array(17).fill(200)]);
+  });
+
+  it("a reporter restarted with its clock set back 45 s: one batch refused, then applied (issue 24)", async () => {
+    let routerNow = 1_700_000_000_000;
+    const r = ledgerRouter(() => routerNow);
+    const load = [{ type: "load" as const, running: 1, waiting: 0, kvUsage: 0 }];
+    const before = new Delivery({
+      ...options("http://router"),
+      fetch: r.fetch,
+      now: () => routerNow,
+    });
+    for (let i = 0; i < 3; i++, routerNow += 1000) await before.send(load);
+    const after = new Delivery({
+      ...options("http://router"),
+      fetch: r.fetch,
+      now: () => routerNow - 45_000,
+    });
+    for (let i = 0; i < 5; i++, routerNow += 1000) await after.send(load);
+    expect(r.answers).toEqual([200, 200, 200, 409, 200, 200, 200, 200]);
+  });
+
+  it("keeps one statement of each fact for next time, however many batches failed", async () => {
+    // The reporter states health in every batch: carried whole, 100 failed ticks of `down`
+    // would pass the 100 events a batch may hold, and the router would refuse it forever.
+    const unreachable = (async () => {
+      throw new Error("connection refused");
+    }) as typeof fetch;
+    const d = new Delivery({ ...options("http://router"), attempts: 1, fetch: unreachable });
+    await d.send([{ type: "cache-reset" }, { type: "health", status: "up" }]);
+    for (let i = 0; i < 150; i++) await d.send([{ type: "health", status: "down" }]);
+    await d.send([{ type: "capacity", kvCapacityTokens: 64 }]);
+    expect(d.pending).toEqual([
+      { type: "cache-reset" },
+      { type: "capacity", kvCapacityTokens: 64 },
+      { type: "health", status: "down" },
+    ]);
   });
 
   it("survives a router that refuses connections", async () => {

@@ -1,12 +1,19 @@
 /**
  * What to tell the router after each look at the engine. Pure: observations in, events out.
  *
- * - every good scrape: a load event;
- * - capacity: on the first scrape and whenever it changes;
+ * - every good scrape: the engine's state, `health: up` and its capacity (when it reports one),
+ *   then its load;
  * - restart (the engine's life counter went backwards, or it was down and came back): a
- *   cache-reset, because a restarted engine has an empty prefix cache; one failed scrape alone
- *   is not a restart (a counter going backwards will tell if it was);
- * - health: down after `downAfter` failed checks in a row, up again on the next good scrape.
+ *   cache-reset first, because a restarted engine has an empty prefix cache; one failed scrape
+ *   alone is not a restart (a counter going backwards will tell if it was);
+ * - `health: down` after `downAfter` failed checks in a row, and again at every failed check
+ *   after that, until a good scrape.
+ *
+ * Health and capacity are stated in every batch, not only when they change: a router that
+ * forgot them (a pool object that restarted before it stored them, a new object, lost storage)
+ * learns them again within one interval, where a change-only reporter would never say `down`
+ * again (issue 24). The router writes them only when they change (core/engine-facts.ts), so
+ * stating them costs a few bytes per batch.
  */
 import type { EngineEvent } from "../../src/core/engine-events.ts";
 import type { EngineSample } from "./engine-metrics.ts";
@@ -27,11 +34,9 @@ export class ReporterState {
   observe(observation: Observation): EngineEvent[] {
     if (!observation.ok) {
       this.#failures++;
-      if (!this.#down && this.#failures >= this.downAfter) {
-        this.#down = true;
-        return [{ type: "health", status: "down" }];
-      }
-      return [];
+      if (this.#failures < this.downAfter) return [];
+      this.#down = true;
+      return [{ type: "health", status: "down" }];
     }
     const { sample } = observation;
     const events: EngineEvent[] = [];
@@ -39,9 +44,10 @@ export class ReporterState {
       this.#down ||
       (this.#life !== null && sample.lifeCounter !== null && sample.lifeCounter < this.#life);
     if (restarted) events.push({ type: "cache-reset" });
-    if (this.#down) events.push({ type: "health", status: "up" });
-    if (sample.kvCapacityTokens !== null && sample.kvCapacityTokens !== this.#capacity) {
-      events.push({ type: "capacity", kvCapacityTokens: sample.kvCapacityTokens });
+    events.push({ type: "health", status: "up" });
+    this.#capacity = sample.kvCapacityTokens ?? this.#capacity;
+    if (this.#capacity !== null) {
+      events.push({ type: "capacity", kvCapacityTokens: this.#capacity });
     }
     events.push({
       type: "load",
@@ -49,7 +55,6 @@ export class ReporterState {
       waiting: sample.waiting,
       kvUsage: sample.kvUsage,
     });
-    this.#capacity = sample.kvCapacityTokens ?? this.#capacity;
     this.#life = sample.lifeCounter;
     this.#failures = 0;
     this.#down = false;

@@ -84,7 +84,8 @@ interface LiveClaim {
 /** What this coordinator last applied of the root's engine state, per origin. */
 interface EngineSeen {
   seq: number;
-  health: Health;
+  /** Null until this root life first states it: then it is applied whatever it is. */
+  health: Health | null;
   capacity: number | null;
   resets: number;
 }
@@ -223,7 +224,9 @@ export class EdgeCoordinator {
       if (!seen) {
         // Resets counted before this coordinator heard of them are forgotten here too (its
         // restored index may predate them): at worst an origin's claims are dropped once.
-        seen = { seq: -1, health: "up", capacity: null, resets: 0 };
+        // Health is applied as the root first states it: compared with a default `up`, a
+        // restarted root's `up` would leave an origin this coordinator had down, down.
+        seen = { seq: -1, health: null, capacity: null, resets: 0 };
         this.#seen.set(e.id, seen);
       }
       const events: EngineEvent[] = [];

@@ -104,4 +104,25 @@ describe("edge root", () => {
     sync(0, 1100);
     expect(Object.keys(indexReader(east.router)(prompt(1).chunkHashes))).toHaveLength(1);
   });
+
+  it("a restarted root's health is taken as it is: an origin it says is up comes back up", () => {
+    // The origin went down under the first root; the root restarted (a new epoch, its facts
+    // restated from storage: down), then the engine came back. Compared with a default of `up`
+    // rather than with what the coordinator applied, the new root's `up` changed nothing and
+    // the origin stayed down in the coordinator's group for good.
+    const { root, coordinators, replicas, sync, exchange } = twoGroups();
+    const [east] = replicas as [EdgeReplica];
+    sync(0, 0);
+    root.ingest("b", [{ type: "health", status: "down" }], 10);
+    exchange(500);
+    sync(0, 600);
+    const eligible = (now: number) => east.loads(now).find((o) => o.id === "b")?.load.eligible;
+    expect(eligible(600)).toBe(false);
+    const restarted = new EdgeRoot(pool, { epoch: "r2" });
+    restarted.ingest("b", [{ type: "health", status: "up" }], 700);
+    for (const c of coordinators)
+      c.onRootAnswer(restarted.exchange(c.rootReport(1000), 1000), 1000);
+    sync(0, 1100);
+    expect(eligible(1100)).toBe(true);
+  });
 });

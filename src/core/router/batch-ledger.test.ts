@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BatchLedger, type BatchLedger as Ledger } from "./batch-ledger.ts";
 
 const W = 300_000;
+const AHEAD = 5_000;
 const T0 = 1_700_000_000_000;
 
 /** check, and record when it says apply: what the Durable Object does with each batch. */
@@ -28,13 +29,37 @@ describe("BatchLedger", () => {
     expect(deliver(ledger, "a", "batch-03", T0 + 1_000, T0 + 2_000)).toBe("stale");
     // Ordering is per origin: another origin's batches are not compared.
     expect(deliver(ledger, "b", "batch-04", T0, T0 + 2_000)).toBe("apply");
+    // What a refused sender is told to make its next batch later than.
+    expect([ledger.lastAt("a"), ledger.lastAt("b"), ledger.lastAt("c")]).toEqual([
+      T0 + 1_000,
+      T0,
+      null,
+    ]);
   });
 
-  it("a batch made outside the window is stale, before or after now", () => {
+  it("a batch made before the window is stale; one made more than 5 s ahead of now is refused", () => {
     const ledger = new BatchLedger();
     expect(deliver(ledger, "a", "batch-01", T0 - W - 1, T0)).toBe("stale");
-    expect(deliver(ledger, "a", "batch-02", T0 + W + 1, T0)).toBe("stale");
+    expect(deliver(ledger, "a", "batch-02", T0 + AHEAD + 1, T0)).toBe("ahead");
     expect(deliver(ledger, "a", "batch-03", T0 - W, T0)).toBe("apply");
+    expect(deliver(ledger, "a", "batch-04", T0 + AHEAD, T0)).toBe("apply");
+  });
+
+  it("one future-dated batch does not lock the origin's reports out (issue 24)", () => {
+    // The issue's scenario: a signed batch with at = now + 45 s, then the reporter's own batches
+    // every 500 ms. Applied, it made the next 90 of them stale and the origin's load faded.
+    const ledger = new BatchLedger();
+    expect(deliver(ledger, "a", "batch-ahead", T0 + 45_000, T0)).toBe("ahead");
+    for (let i = 1; i <= 90; i++) {
+      expect(deliver(ledger, "a", `batch-${i}`, T0 + i * 500, T0 + i * 500)).toBe("apply");
+    }
+  });
+
+  it("a batch made ahead within the skew holds off the origin's batches for at most the skew", () => {
+    const ledger = new BatchLedger();
+    expect(deliver(ledger, "a", "batch-ahead", T0 + AHEAD, T0)).toBe("apply");
+    expect(deliver(ledger, "a", "batch-01", T0 + AHEAD, T0 + AHEAD)).toBe("stale");
+    expect(deliver(ledger, "a", "batch-02", T0 + AHEAD + 1, T0 + AHEAD + 1)).toBe("apply");
   });
 
   it("at the id bound the oldest id goes, and its replay is refused as stale, never applied", () => {
@@ -75,6 +100,7 @@ describe("BatchLedger", () => {
     ledger.record("a", "batch-01", T0, T0);
     expect(() => ledger.record("a", "batch-01", T0, T0)).toThrow(/duplicate/);
     expect(() => new BatchLedger({ windowMs: 0 })).toThrow(/windowMs/);
+    expect(() => new BatchLedger({ aheadMs: W + 1 })).toThrow(/aheadMs/);
     expect(() => new BatchLedger({ maxIdsPerOrigin: 0.5 })).toThrow(/maxIdsPerOrigin/);
   });
 
@@ -86,7 +112,7 @@ describe("BatchLedger", () => {
       advance: seconds(0, 120),
       origin: fc.constantFrom("a", "b"),
       replay: fc.option(fc.nat(), { freq: 2 }),
-      skew: seconds(-W / 1000 - 20, W / 1000 + 20),
+      skew: fc.oneof(seconds(-W / 1000 - 20, W / 1000 + 20), seconds(-10, 10)),
     });
     fc.assert(
       fc.property(
@@ -106,7 +132,8 @@ describe("BatchLedger", () => {
             if (batch.id === `batch-${made.length}`) made.push(batch);
             const mine = applied.filter((b) => b.origin === batch.origin);
             const expectApply =
-              Math.abs(now - batch.at) <= W &&
+              now - batch.at <= W &&
+              batch.at - now <= AHEAD &&
               !mine.some((b) => b.id === batch.id) &&
               mine.every((b) => batch.at > b.at);
             const verdict = deliver(ledger, batch.origin, batch.id, batch.at, now);
@@ -115,7 +142,10 @@ describe("BatchLedger", () => {
             if (verdict === "duplicate") expect(mine.some((b) => b.id === batch.id)).toBe(true);
             // A retry of one of the origin's last `max` batches, within the window, is a duplicate.
             const recent = mine.slice(-max).some((b) => b.id === batch.id);
-            if (recent && Math.abs(now - batch.at) <= W) expect(verdict).toBe("duplicate");
+            const inWindow = now - batch.at <= W && batch.at - now <= AHEAD;
+            if (recent && inWindow) expect(verdict).toBe("duplicate");
+            // Refused as ahead only when it is, so it can never lock later batches out.
+            expect(verdict === "ahead").toBe(batch.at - now > AHEAD);
           }
           expect(ledger.size.ids).toBeLessThanOrEqual(2 * max);
         },

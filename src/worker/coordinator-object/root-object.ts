@@ -8,16 +8,22 @@
  * sync answer, so a webhook reaches every isolate within about one root interval plus one sync.
  *
  * Which webhook batches to apply is the pool object's rule (`BatchLedger`: each once, none
- * older than the origin's last), with the same persisted marks for batches that change more
- * than load, so a restarted root still refuses their replays. Its engine state is the latest,
- * never a log, and a restart is a new epoch that coordinators take as it is (edge-root.ts).
+ * older than the origin's last), with the same persisted marks for batches that change state,
+ * so a restarted root still refuses their replays. Its engine state is the latest, never a log,
+ * and a restart is a new epoch that coordinators take as it is (edge-root.ts); so the engines'
+ * facts (health, KV capacity) are kept in storage as the pool's object keeps them
+ * (`EngineFactBook`) and stated again to the new root, or a restart would tell every
+ * coordinator that a `down` origin is `up`. Load starts unknown and returns with the next
+ * reports; cache resets already reached the coordinators' indexes.
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeRoot } from "../../core/edge/edge-root.ts";
 import type { RootAnswer, RootReport } from "../../core/edge/sync-protocol.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
+import { changesIndex } from "../../core/engine-facts.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
+import { EngineFactBook } from "../pool-object/engine-fact-book.ts";
 import { ObjectStart } from "../pool-object/object-start.ts";
 import type { IngestOutcome } from "../pool-object/rpc-types.ts";
 import type { SnapshotStore } from "../pool-object/snapshot-store.ts";
@@ -31,6 +37,7 @@ export class RootObject extends DurableObject<Env> {
   #root: EdgeRoot | null = null;
   #held: StoredGroup | null = null;
   readonly #batches = new BatchLedger();
+  readonly #facts = new EngineFactBook();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -39,8 +46,9 @@ export class RootObject extends DurableObject<Env> {
       (store) => {
         const now = Date.now();
         this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
+        this.#facts.load(store);
         const stored = parseStoredGroup(store.loadPool());
-        if (stored) this.#install(stored);
+        if (stored) this.#install(stored, store);
       },
       "edge root",
     );
@@ -51,10 +59,20 @@ export class RootObject extends DurableObject<Env> {
     return this.#boot.ready();
   }
 
-  #install(stored: StoredGroup): void {
-    if (this.#root) this.#root.applySettings(stored.pool);
-    else this.#root = new EdgeRoot(stored.pool, { epoch: this.#epoch });
+  #install(stored: StoredGroup, store: SnapshotStore): void {
     this.#held = stored;
+    if (this.#root) {
+      this.#root.applySettings(stored.pool);
+      this.#facts.retain(
+        store,
+        stored.pool.origins.map((o) => o.id),
+      );
+      return;
+    }
+    const root = new EdgeRoot(stored.pool, { epoch: this.#epoch });
+    const now = Date.now();
+    this.#facts.replay(store, (origin, events) => root.ingest(origin, events, now));
+    this.#root = root;
   }
 
   /** The root, if it holds settings at least as new as the caller's. */
@@ -71,11 +89,15 @@ export class RootObject extends DurableObject<Env> {
     const { origin, id, at, events } = batch;
     const now = Date.now();
     const verdict = this.#batches.check(origin, id, at, now);
-    if (verdict !== "apply") return verdict;
-    if (!root.ingest(origin, events, now)) return "unknown-origin";
+    if (verdict === "stale") return { verdict, lastAt: this.#batches.lastAt(origin) };
+    if (verdict !== "apply") return { verdict };
+    if (!root.ingest(origin, events, now)) return { verdict: "unknown-origin" };
     this.#batches.record(origin, id, at, now);
-    if (events.some((e) => e.type !== "load")) this.#boot.store?.saveMark(origin, { id, at });
-    return "applied";
+    const store = this.#ready();
+    if (this.#facts.note(store, origin, events) || changesIndex(events)) {
+      store.saveMark(origin, { id, at });
+    }
+    return { verdict: "applied" };
   }
 
   /** A coordinator's share of the load for the rest of the pool's; null: settings first. */
@@ -88,7 +110,7 @@ export class RootObject extends DurableObject<Env> {
     const store = this.#ready();
     if (this.#held && !needsSettings(this.#held.version, version)) return;
     const stored: StoredGroup = { model, pool, version, group: 0 };
-    this.#install(stored);
+    this.#install(stored, store);
     store.savePool(stored);
   }
 

@@ -24,14 +24,19 @@
  *   free room (a completion, a cancel, a reroute, an engine report, settings) pumps the queue,
  *   and one timer wakes it when the estimate drains or the oldest request's time is up.
  * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
- *   than the origin's last). A batch that changes more than load (health, capacity, cache-reset)
- *   leaves its mark in storage before the answer goes out, so a restart does not reopen replays
- *   of it; load batches are not written (one a second per origin would be a write a second),
- *   and a replayed load is overwritten by the engine's next report within an interval.
+ *   than the origin's last, not made ahead of the clock). Engine facts (health, KV capacity)
+ *   live in an `EngineFactBook`, written when a batch changes them and stated again to the
+ *   router at start, so a restart does not bring a `down` or `draining` origin back `up`. A
+ *   batch that changes state (its facts, or the index: a cache reset, kv events) leaves its
+ *   mark in storage before the answer goes out, so a restart does not reopen replays of it;
+ *   other batches are not written (the reporter sends load, and restates health and capacity,
+ *   every interval: a write a second per origin), and a replay of one changes nothing that the
+ *   engine's next report does not overwrite within an interval.
  */
 import { DurableObject } from "cloudflare:workers";
 import { Admission, type Settled } from "../../core/admission/admission.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
+import { changesIndex } from "../../core/engine-facts.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
@@ -39,6 +44,7 @@ import { type PoolSettings, poolSettings } from "../../core/settings/settings-sc
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import { EngineFactBook } from "./engine-fact-book.ts";
 import { ObjectStart } from "./object-start.ts";
 import type { AdmitCall, Admitted, IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
 import type { SnapshotStore, StoredPool } from "./snapshot-store.ts";
@@ -56,6 +62,7 @@ export class RouterObject extends DurableObject<Env> {
   #held: StoredPool | null = null;
   readonly #metrics = new PoolMetrics(Date.now());
   readonly #batches = new BatchLedger();
+  readonly #facts = new EngineFactBook();
   #dirty = false;
   #alarmSet = false;
   #admission: Admission | null = null;
@@ -71,8 +78,9 @@ export class RouterObject extends DurableObject<Env> {
       (store) => {
         const now = Date.now();
         this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
+        this.#facts.load(store);
         const stored = parseStored(store.loadPool());
-        if (stored) this.#install(stored);
+        if (stored) this.#install(stored, store);
       },
       "router object",
     );
@@ -83,21 +91,26 @@ export class RouterObject extends DurableObject<Env> {
     return this.#boot.ready();
   }
 
-  /** Build the router for `stored` and bring back the last snapshot (before any traffic). */
-  #install(stored: StoredPool): void {
+  /**
+   * Build the router for `stored` and bring back the last snapshot and the engines' facts
+   * (before any traffic).
+   */
+  #install(stored: StoredPool, store: SnapshotStore): void {
     const router = new CoreRouter(stored.pool, {
       model: stored.model,
       ticketPrefix: this.#ticketPrefix,
     });
-    const bytes = this.#boot.store?.loadSnapshot();
+    const bytes = store.loadSnapshot();
     if (bytes) {
       try {
         router.restore(bytes);
       } catch (error) {
         console.warn(`router ${stored.model}: discarding unreadable snapshot: ${String(error)}`);
-        this.#boot.store?.clearSnapshot();
+        store.clearSnapshot();
       }
     }
+    const now = Date.now();
+    this.#facts.replay(store, (origin, events) => router.ingest(origin, events, now));
     this.#router = router;
     this.#held = stored;
     this.#admission = new Admission(router, stored.pool.admission, (id, s) =>
@@ -238,16 +251,18 @@ export class RouterObject extends DurableObject<Env> {
     const { origin, id, at, events } = batch;
     const now = Date.now();
     const verdict = this.#batches.check(origin, id, at, now);
-    if (verdict !== "apply") return verdict;
-    if (!router.ingest(origin, events, now)) return "unknown-origin";
+    if (verdict === "stale") return { verdict, lastAt: this.#batches.lastAt(origin) };
+    if (verdict !== "apply") return { verdict };
+    if (!router.ingest(origin, events, now)) return { verdict: "unknown-origin" };
     this.#batches.record(origin, id, at, now);
     this.#pump();
-    // Load reports change no snapshot content; saving for them would write every few seconds.
-    if (events.some((e) => e.type !== "load")) {
-      this.#boot.store?.saveMark(origin, { id, at });
+    // Load and restated facts change nothing stored; saving for them would write every second.
+    const store = this.#ready();
+    if (this.#facts.note(store, origin, events) || changesIndex(events)) {
+      store.saveMark(origin, { id, at });
       this.#touch();
     }
-    return "applied";
+    return { verdict: "applied" };
   }
 
   /** Take the pool's settings, unless the object already holds newer ones. */
@@ -263,8 +278,12 @@ export class RouterObject extends DurableObject<Env> {
       this.#admission?.configure(pool.admission, now);
       this.#admitted(now);
     } else {
-      this.#install(stored);
+      this.#install(stored, store);
     }
+    this.#facts.retain(
+      store,
+      pool.origins.map((o) => o.id),
+    );
     store.savePool(stored);
     this.#touch();
   }

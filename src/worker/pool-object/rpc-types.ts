@@ -29,10 +29,15 @@ export type Admitted =
 
 /**
  * What the object did with a webhook batch: applied it; had applied it before (`duplicate`);
- * refused it as made before the origin's last applied batch or outside the window (`stale`);
- * or does not list the origin in its settings.
+ * refused it as made before the origin's last applied batch or before the window (`stale`), or
+ * as made more than the allowed skew ahead of the object's clock (`ahead`); or does not list
+ * the origin in its settings.
  */
-export type IngestOutcome = "applied" | "duplicate" | "stale" | "unknown-origin";
+export interface IngestOutcome {
+  readonly verdict: "applied" | "duplicate" | "stale" | "ahead" | "unknown-origin";
+  /** With `stale`: when the origin's last applied batch was made (its `at`), if known. */
+  readonly lastAt?: number | null;
+}
 
 /** The object's view of its pool, for `/admin/state`, `/metrics` and the dashboard. */
 export interface ObjectState {

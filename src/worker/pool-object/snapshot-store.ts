@@ -5,11 +5,16 @@
  * split across rows of `SNAPSHOT_ROW_BYTES`; one synchronous transaction replaces all rows, so
  * a reader never sees half of one snapshot and half of another.
  * Also each origin's last applied webhook batch that changed more than load (`BatchMark`), so a
- * restarted object still refuses replays of those batches.
+ * restarted object still refuses replays of those batches, and each origin's engine facts (its
+ * reported health and KV capacity: core/engine-facts.ts), so a restart keeps them.
  */
+import type { Health } from "../../core/engine-events.ts";
+import type { EngineFacts } from "../../core/engine-facts.ts";
 import type { BatchMark } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
+
+const HEALTH: ReadonlySet<Health> = new Set(["up", "draining", "down"]);
 
 /** 1 MiB: half the 2 MB value cap, so row overhead can never push a row past it. */
 const SNAPSHOT_ROW_BYTES = 1 << 20;
@@ -30,7 +35,8 @@ export class SnapshotStore {
     storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS pool (id INTEGER PRIMARY KEY CHECK (id = 0), value TEXT NOT NULL);
        CREATE TABLE IF NOT EXISTS snapshot (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);
-       CREATE TABLE IF NOT EXISTS batch_mark (origin TEXT PRIMARY KEY, id TEXT NOT NULL, at INTEGER NOT NULL);`,
+       CREATE TABLE IF NOT EXISTS batch_mark (origin TEXT PRIMARY KEY, id TEXT NOT NULL, at INTEGER NOT NULL);
+       CREATE TABLE IF NOT EXISTS engine_facts (origin TEXT PRIMARY KEY, health TEXT, kv_capacity_tokens INTEGER);`,
     );
   }
 
@@ -63,6 +69,35 @@ export class SnapshotStore {
       mark.id,
       mark.at,
     );
+  }
+
+  /** Each origin's stored engine facts (a health this version does not know reads as none). */
+  loadFacts(): [string, EngineFacts][] {
+    return this.#storage.sql
+      .exec<{ origin: string; health: string | null; kv_capacity_tokens: number | null }>(
+        "SELECT origin, health, kv_capacity_tokens FROM engine_facts",
+      )
+      .toArray()
+      .map((row) => [
+        row.origin,
+        {
+          health: HEALTH.has(row.health as Health) ? (row.health as Health) : null,
+          kvCapacityTokens: row.kv_capacity_tokens,
+        },
+      ]);
+  }
+
+  saveFacts(origin: string, facts: EngineFacts): void {
+    this.#storage.sql.exec(
+      "INSERT OR REPLACE INTO engine_facts (origin, health, kv_capacity_tokens) VALUES (?, ?, ?)",
+      origin,
+      facts.health,
+      facts.kvCapacityTokens,
+    );
+  }
+
+  deleteFacts(origin: string): void {
+    this.#storage.sql.exec("DELETE FROM engine_facts WHERE origin = ?", origin);
   }
 
   loadSnapshot(): Uint8Array | null {

@@ -150,7 +150,7 @@ describe("webhookSignature", () => {
     expect(await error(await post("{not", null, "s"))).toEqual([
       401,
       "signature_missing",
-      "x-router-signature is missing",
+      `the x-router-signature header is missing: sign each batch with the router's webhook secret (docs/api.md, "POST /v1/engine/events")`,
     ]);
     const forged = await signatureHeader("other", "{not", now());
     expect((await error(await post("{not", forged, "s")))[1]).toBe("signature_mismatch");
@@ -158,6 +158,10 @@ describe("webhookSignature", () => {
 
   it("refuses every webhook when the Worker has no secret", async () => {
     const signed = await signatureHeader("s", "{}", now());
-    expect((await error(await post("{}", signed)))[1]).toBe("signature_missing");
+    expect(await error(await post("{}", signed))).toEqual([
+      401,
+      "signature_missing",
+      "this router has no webhook secret set (WEBHOOK_SECRET), so it refuses every webhook",
+    ]);
   });
 });

@@ -22,6 +22,7 @@ const ORIGINS = ["wh-1", "wh-2", "wh-3"];
 const RESET_MODEL = "replay-reset-model";
 const HEALTH_MODEL = "replay-health-model";
 const RESTART_MODEL = "replay-restart-model";
+const AHEAD_MODEL = "ahead-model";
 
 beforeAll(async () => {
   await putSettings({
@@ -30,6 +31,7 @@ beforeAll(async () => {
       [RESET_MODEL]: pool([origin("rr-1")]),
       [HEALTH_MODEL]: pool([origin("rh-1")]),
       [RESTART_MODEL]: pool([origin("rs-1")]),
+      [AHEAD_MODEL]: pool([origin("ah-1")]),
     },
   });
 });
@@ -161,6 +163,65 @@ describe("engine webhooks", () => {
   });
 });
 
+describe("webhook error messages", () => {
+  it("say what is wrong and what to do, codes unchanged (not 'x-router-signature is mismatch')", async () => {
+    const body = batch("wh-1", [load]);
+    const cases: [Promise<Response>, number, string, RegExp][] = [
+      [
+        postEvents(body, undefined),
+        401,
+        "signature_missing",
+        /^the x-router-signature header is missing: sign each batch/,
+      ],
+      [
+        postEvents(body, "t=1,v1=zz"),
+        401,
+        "signature_malformed",
+        /^the x-router-signature header is malformed: expected t=<unix seconds>,v1=<64 hex digits>$/,
+      ],
+      [
+        signedPost(body, nowSeconds() - 400),
+        401,
+        "signature_stale",
+        /^the x-router-signature timestamp is more than 300 s away from the router's clock/,
+      ],
+      [
+        postEvents(body, await sign(body, nowSeconds(), "not-the-secret")),
+        401,
+        "signature_mismatch",
+        /^the x-router-signature signature does not match the body: sign "<t>\.<raw body>"/,
+      ],
+      [signedPost("{oops"), 400, "invalid_json", /^webhook batch is not valid JSON$/],
+      [
+        signedPost(batch("nobody", [load])),
+        404,
+        "origin_not_found",
+        /^no pool lists origin 'nobody': send the origin's id exactly/,
+      ],
+      [
+        signedPost(batch("wh-1", [load], Date.now() - 1_000_000)),
+        400,
+        "invalid_value",
+        /^at: \d+ is 1000 s behind the router's clock/,
+      ],
+    ];
+    for (const [pending, status, code, message] of cases) {
+      const res = await pending;
+      const { error } = (await res.json()) as { error: Record<string, unknown> };
+      expect([res.status, error.code, error.type]).toEqual([
+        status,
+        code,
+        status === 401
+          ? "authentication_error"
+          : status === 404
+            ? "not_found_error"
+            : "invalid_request_error",
+      ]);
+      expect(String(error.message)).toMatch(message);
+    }
+  });
+});
+
 describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () => {
   it("a captured cache-reset replayed 35 s after it was signed does not wipe the index again", async () => {
     const first = await chat(RESET_MODEL, conversation("replayed-reset", 0));
@@ -231,6 +292,7 @@ describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () 
       type: "invalid_request_error",
       code: "stale_batch",
       param: "at",
+      details: { lastAppliedAt: JSON.parse(later).at },
     });
     expect(String(error.message)).toContain("wh-3");
     const stats = await originStats("wh-3");
@@ -248,7 +310,7 @@ describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () 
       code: "missing_required_parameter",
       param: "id",
     });
-    expect(String(error.message)).toMatch(/^id: is required/);
+    expect(String(error.message)).toMatch(/^id is required: every batch carries a unique id/);
     const noAt = JSON.stringify({ origin: "wh-1", id: crypto.randomUUID(), events: [down] });
     const res2 = await postSigned(await signBatch(noAt));
     expect(res2.status).toBe(400);
@@ -264,6 +326,27 @@ describe("webhook replay (signed webhooks could be replayed for 5 minutes)", () 
       expect(error).toMatchObject({ code: "invalid_value", param: "at" });
     }
     expect((await originStats("wh-1"))?.eligible).toBe(true);
+  });
+
+  it("one future-dated batch does not lock the origin's reports out: the next 90 are applied", async () => {
+    // Issue 24: a signed batch with at = now + 45 s made the next 90 real batches 409.
+    const ahead = await postSigned(await signBatch(batch("ah-1", [load], Date.now() + 45_000)));
+    expect(ahead.status).toBe(400);
+    const error = ((await ahead.json()) as { error: Record<string, unknown> }).error;
+    expect(error).toMatchObject({
+      type: "invalid_request_error",
+      code: "invalid_value",
+      param: "at",
+    });
+    expect(error.message).toMatch(/ahead of the router's clock/);
+    const statuses = new Set<number>();
+    for (let i = 0; i < 90; i++) {
+      const events = [{ ...load, running: i }];
+      statuses.add((await postSigned(await signBatch(batch("ah-1", events)))).status);
+    }
+    expect([...statuses]).toEqual([200]);
+    const engine = (await originStats("ah-1", AHEAD_MODEL))?.engine;
+    expect(engine).toMatchObject({ running: 89, freshness: 1 });
   });
 
   it("a captured health: down replayed after the pool's object restarts is not applied", async () => {

@@ -6,7 +6,9 @@
  * - every error the router makes in OpenAI's shape `{"error":{"message","type","code","param"}}`
  *   (an origin's own answers, marked by `x-router-origin`, pass through as they are);
  * - no secret (admin, webhook, metrics or origin key) in any answer;
- * - a well-formed request still routes afterwards (checked every 50 cases and after each run).
+ * - a well-formed request still routes afterwards (checked every 50 cases and after each run);
+ * - no signed batch, whatever its `at`, holds off the next batch of its origin made at the
+ *   furthest `at` ahead a batch may have (checked after the webhook run).
  * And requests that reuse `x-request-id`s at once in pools with admission, both modes: each is
  * admitted by its pool's admission (never the fallback router) or shed, never a 5xx but a shed's
  * 503 (issue 24, item 1).
@@ -18,7 +20,19 @@
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, chat, nowSeconds, origin, pool, putSettings, sign } from "../../test/helpers.ts";
+import { BATCH_AHEAD_MS } from "../../../core/engine-events.ts";
+import {
+  call,
+  chat,
+  engineBatch,
+  nowSeconds,
+  origin,
+  pool,
+  postSigned,
+  putSettings,
+  sign,
+  signBatch,
+} from "../../test/helpers.ts";
 
 const MODEL = "fuzz-model";
 const VICTIM_MODEL = "fuzz-victim-model";
@@ -358,12 +372,19 @@ const event = mostly(
     fc.record({ type: weird, extra: anything }),
   ),
 );
-// With and without the batch `id` and `at` that replay protection adds (issue 9, item 3).
+// With and without the batch `id` and `at` that replay protection adds (issue 9, item 3); `at`
+// also ahead of the router's clock, within the skew and past it (issue 24, item 4).
+const at = fc.oneof(
+  fc.constant(0).map(() => Date.now()),
+  fc
+    .oneof(fc.integer({ min: -400_000, max: 400_000 }), fc.constantFrom(4_999, 5_001, 45_000))
+    .map((ahead) => Date.now() + ahead),
+);
 const batch = fc.record(
   {
     origin: mostly(fc.constantFrom(VICTIM, "nobody")),
     id: mostly(fc.uuid()),
-    at: mostly(fc.constant(0).map(() => Date.now())),
+    at: mostly(at),
     events: mostly(fc.array(event, { minLength: 1, maxLength: 5 })),
   },
   { requiredKeys: ["origin", "events"] },
@@ -444,6 +465,13 @@ describe("fuzz: hostile requests never get a 5xx or a malformed error", () => {
       }),
     );
     await fuzz(request, 400);
+    // No batch it sent holds off the victim's next one, made as far ahead as a batch may be.
+    const next = engineBatch(
+      VICTIM,
+      [{ type: "health", status: "up" }],
+      Date.now() + BATCH_AHEAD_MS,
+    );
+    expect((await postSigned(await signBatch(next))).status).toBe(200);
   });
 
   it("admin API: 400 hostile requests, with and without the token", async () => {
