@@ -10,6 +10,7 @@ import { DEFAULT_CHUNK_BYTES } from "../chunk-hash.ts";
 import { policySettings } from "../policies/index.ts";
 import { admissionSettings } from "./admission-settings.ts";
 import { COORDINATION_MODES, edgeIssues, edgeSettings } from "./edge-settings.ts";
+import { modelName } from "./model-name.ts";
 import {
   disaggregationSettings,
   originPdIssues,
@@ -174,11 +175,7 @@ export const settingsSchema = z
     version: z.literal(1).default(1),
     /** Pools by model name; an empty map is valid (every model is then unknown: 404). */
     pools: z.record(
-      z
-        .string()
-        .min(1)
-        .max(256)
-        .refine((model) => !PROTOTYPE_KEYS.has(model), PROTOTYPE_KEY_REASON),
+      modelName.refine((model) => !PROTOTYPE_KEYS.has(model), PROTOTYPE_KEY_REASON),
       poolSettings,
     ),
   })
