@@ -97,9 +97,18 @@ export const LOCATION_HINTS = [
 /** A pool's body limit unless it sets one; also the Worker's limit when no pool exists. */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Who may send a pool LLM requests while no client key names it (once a key names it, or `*`,
+ * only clients with a key that may use it, whatever this says; worker/access/): `keys`, the
+ * default, no one (403 `pool_closed`), so a fresh deploy serves no one until its operator says
+ * so; `open`, anyone who can reach the router.
+ */
+export const POOL_ACCESS = ["keys", "open"] as const;
+
 export const poolSettings = z
   .object({
     policy: policySettings.prefault({ type: "cost" }),
+    access: z.enum(POOL_ACCESS).default("keys"),
     /** Policies asked on every request what they would have chosen, without acting on it. */
     shadowPolicies: z.array(policySettings).max(4).default([]),
     origins: z
