@@ -41,7 +41,7 @@ export function enforcedEverywhere(env: Env, now: number): Promise<boolean> {
 }
 
 /** Whether pool `model` needs a key, as this isolate knows it. */
-export function enforcedFor(env: Env, model: string, now: number): Promise<boolean> {
+function enforcedFor(env: Env, model: string, now: number): Promise<boolean> {
   return keyCache.enforcedFor(env.SETTINGS, model, settingsTtl(env), now);
 }
 

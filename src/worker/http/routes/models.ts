@@ -1,7 +1,8 @@
 /**
  * `GET /v1/models`: the models in settings, in OpenAI's list shape: the pools open to anyone
- * (`access: "open"`, no key names them), and those the client's key may use. When every pool needs a key, a request without a valid one
- * is a 401; when only some do, it sees the open ones. Not counted against a key's request rate.
+ * (`access: "open"`, no key names them), and those the client's key may use. When every pool
+ * needs a key, a request without a valid one is a 401; else it sees the open ones. Not counted
+ * against a key's request rate.
  */
 import { Hono } from "hono";
 import {
