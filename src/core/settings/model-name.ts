@@ -25,7 +25,10 @@ export const MODEL_NAME_MAX_BYTES = KV_KEY_MAX_BYTES - utf8Bytes(ENFORCED_MARKER
 /** A lone surrogate: in `u` mode a pair is one code point, so `\p{Cs}` matches only lone halves. */
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** 1-256 UTF-16 code units, well-formed, at most `MODEL_NAME_MAX_BYTES` of UTF-8. */
+/**
+ * 1-256 characters (zod counts code points, not UTF-16 units), well-formed, at most
+ * `MODEL_NAME_MAX_BYTES` of UTF-8.
+ */
 export const modelName = z
   .string()
   .min(1)
