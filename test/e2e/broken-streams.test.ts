@@ -38,6 +38,7 @@ beforeAll(async () => {
   });
   const one = (behaviour: string, extra: object = {}) => ({
     origins: [{ id: `e2e-${behaviour}`, url: `${origins.base}/${behaviour}/e2e-${behaviour}` }],
+    access: "open",
     retry: { maxAttempts: 1 },
     ...extra,
   });
@@ -47,6 +48,7 @@ beforeAll(async () => {
       "die-partial": one("midstream-partial"),
       stall: one("stall-midstream", { streamIdleTimeoutMs: 500 }),
       redirect: {
+        access: "open",
         policy: { type: "round-robin" },
         origins: [
           { id: "e2e-redirect", url: `${origins.base}/redirect/e2e-redirect` },

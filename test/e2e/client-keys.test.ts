@@ -3,12 +3,18 @@
  * local KV and the rate-limiting bindings as wrangler runs them) in front of a simulated
  * engine. What a user's code sees: its SDK's own error classes for a wrong key, a model the key
  * may not use and a limit, and a 429 the SDK waits out (`retry-after-ms`) and retries by itself.
+ * Last, what `npm start` does once a key has named `"*"` in its local state, and the documented
+ * command that reopens a pool there.
  */
+import { execSync } from "node:child_process";
 import { rmSync } from "node:fs";
+import { join, resolve } from "node:path";
 import OpenAI, { AuthenticationError, PermissionDeniedError, RateLimitError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../src/core/prompt/prompt-key.ts";
 import type { Stack } from "../../tools/local-stack/stack.ts";
+import { replay } from "../../tools/replay/replay.ts";
+import { poolsNeedingKey, reopenCommand, replayKey } from "../../tools/start/replay-key.ts";
 import { e2eDir, startE2eStack } from "./e2e-stack.ts";
 
 const dir = e2eDir("router-keys-e2e-");
@@ -161,4 +167,40 @@ describe("client keys through the openai client", () => {
     expect(limited).toMatchObject({ status: 429, code: "rate_limit_exceeded", type: "requests" });
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(5);
   });
+});
+
+describe('issue 24: after a key named "*", every later npm start failed each request with a 401', () => {
+  const hiTo = (model: string) => ({ atMs: 0, model, text: "hi", maxTokens: 2 });
+
+  it("the replay makes a key of its own for the pools that need one, says why, and succeeds", async () => {
+    await createKey({ name: "everything", models: ["*"] });
+    const models = [MODEL, "unlisted"];
+    expect(await poolsNeedingKey(stack.routerUrl, models)).toEqual(models);
+    const keyless = await replay(stack.routerUrl, models.map(hiTo));
+    expect(keyless.map((r) => r.ok)).toEqual([false, false]);
+    const key = await replayKey(stack, models, join(dir, "state"));
+    expect(key.note).toMatch(/need a client key here: keyed, unlisted .*wrangler kv key delete/);
+    const results = await replay(stack.routerUrl, models.map(hiTo), undefined, key.apiKey);
+    expect(results.map((r) => [r.ok, r.error])).toEqual([
+      [true, undefined],
+      [true, undefined],
+    ]);
+    await key.revoke();
+  });
+
+  it("the documented local command reopens a pool in wrangler dev's state", async () => {
+    await stack.stop();
+    execSync(reopenCommand(join(dir, "state"), "*"), {
+      cwd: resolve(import.meta.dirname, "../.."),
+      env: { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false" },
+      stdio: "pipe",
+    });
+    stack = await startE2eStack(dir, { origins: 1 });
+    const origins = stack.originSettings();
+    await stack.putSettings({ pools: { [MODEL]: { origins }, fresh: { origins } } });
+    // `fresh` was closed only by "*"; `keyed` stays closed by its own keys' marker.
+    expect(await poolsNeedingKey(stack.routerUrl, [MODEL, "fresh"])).toEqual([MODEL]);
+    const [open] = await replay(stack.routerUrl, [hiTo("fresh")]);
+    expect(open?.error).toBeUndefined();
+  }, 120_000);
 });

@@ -88,6 +88,7 @@ beforeAll(async () => {
     pools: {
       [MODEL]: {
         origins: stack.originSettings(),
+        access: "open",
         policy: { type: "cost" },
         shadowPolicies: [{ type: "cache-aware" }, { type: "round-robin" }],
       },

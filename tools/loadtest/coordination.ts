@@ -8,17 +8,21 @@ import type { PoolSettingsInput } from "../../src/core/settings/settings-schema.
 
 export interface Coordination {
   describe: string;
-  /** The pool's settings over one origin at `originUrl`. */
+  /** The pool's settings over one origin at `originUrl`, open to the load's keyless clients. */
   pool(originUrl: string): PoolSettingsInput;
 }
 
 export const COORDINATIONS: Record<string, Coordination> = {
   object: {
     describe: "one Durable Object per pool decides every request (two calls per request)",
-    pool: (originUrl) => ({ origins: [{ id: "fast", url: originUrl }] }),
+    pool: (originUrl) => ({ origins: [{ id: "fast", url: originUrl }], access: "open" }),
   },
   edge: {
     describe: "each isolate decides with its replica, batched syncs with one coordinator",
-    pool: (originUrl) => ({ origins: [{ id: "fast", url: originUrl }], coordination: "edge" }),
+    pool: (originUrl) => ({
+      origins: [{ id: "fast", url: originUrl }],
+      access: "open",
+      coordination: "edge",
+    }),
   },
 };

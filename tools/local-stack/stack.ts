@@ -5,7 +5,8 @@
  * production. Used by `npm start` and by the end-to-end tests. Engines may be sides of P/D pairs
  * (`engines`, `pdFleet`): their origin settings then carry the role and protocol. The stack can
  * also front engines it did not start (`external`, e.g. real llama-servers): they join the origin
- * settings, and whoever started them stops them.
+ * settings, and whoever started them stops them. Its pools are open to clients without a key
+ * unless the settings say otherwise (`putSettings`).
  */
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -71,6 +72,11 @@ export interface Stack {
    * them or those `ids` names, simulated then external; a P/D engine's say its role and protocol.
    */
   originSettings(ids?: readonly string[]): OriginInput[];
+  /**
+   * Write `doc` through the admin API, each pool open to clients without a key
+   * (`access: "open"`) unless it says otherwise: the local stack is for trying the router, and a
+   * deployed router's pools take no requests until a key names them or they say so.
+   */
   putSettings(doc: SettingsInput): Promise<void>;
   /** Stop one engine abruptly (its port then refuses connections). */
   killEngine(id: string): Promise<void>;
@@ -97,6 +103,15 @@ function pdSettings(e: StackEngine): Partial<OriginInput> {
   const port = Number(e.endpoint?.split(":").at(-1));
   const bootstrap = protocol === "sglang" && role === "prefill" ? { bootstrapPort: port } : {};
   return { role, pd: { protocol, ...bootstrap } };
+}
+
+/** `doc` with `access: "open"` on every pool that sets no `access`. */
+export function openByDefault(doc: SettingsInput): SettingsInput {
+  const pools = Object.entries(doc.pools).map(([model, pool]) => [
+    model,
+    { access: "open" as const, ...pool },
+  ]);
+  return { ...doc, pools: Object.fromEntries(pools) };
 }
 
 export function freePort(): Promise<number> {
@@ -200,7 +215,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
           authorization: `Bearer ${secrets.ADMIN_TOKEN}`,
           "content-type": "application/json",
         },
-        body: JSON.stringify(doc),
+        body: JSON.stringify(openByDefault(doc)),
       });
       if (!res.ok) throw new Error(`PUT /admin/settings: ${res.status} ${await res.text()}`);
     },

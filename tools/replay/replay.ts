@@ -68,14 +68,16 @@ async function one(client: OpenAI, r: ReplayRequest): Promise<ReplayResult> {
   }
 }
 
+/** `apiKey`: a client key for pools that need one (tools/start/replay-key.ts); open pools ignore it. */
 export async function replay(
   routerUrl: string,
   requests: readonly ReplayRequest[],
   onResult: (done: number) => void = () => {},
+  apiKey = "local",
 ): Promise<ReplayResult[]> {
   const client = new OpenAI({
     baseURL: `${routerUrl}/v1`,
-    apiKey: "local",
+    apiKey,
     maxRetries: 0,
     timeout: 120_000,
   });

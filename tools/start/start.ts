@@ -13,6 +13,8 @@
  * decode) speaking vLLM's NIXL protocol (or SGLang's), and every pool is a P/D pool.
  * `--coordination edge` makes every pool edge-coordinated: each Worker isolate routes with its
  * own replica and syncs in batches with the pool's coordinator object (docs/architecture.md).
+ * Its pools are open to clients without a key (`access: "open"`); if a key made earlier in the
+ * local state named one, the replay makes and uses a key of its own (replay-key.ts).
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -27,6 +29,7 @@ import { replay } from "../replay/replay.ts";
 import { conversations } from "../replay/sessions.ts";
 import { formatSummaries, type PolicySummary, summarise } from "../replay/summary.ts";
 import { pdSummary } from "./pd-summary.ts";
+import { replayKey } from "./replay-key.ts";
 import { schedule } from "./schedule.ts";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -92,6 +95,7 @@ const records = conversations(
   requests,
 );
 
+const persistTo = join(root, ".wrangler/start-state");
 let stack: Stack | null = null;
 let stopping = false;
 async function shutdown(code: number): Promise<never> {
@@ -114,7 +118,7 @@ stack = await startStack({
   engines: values.pd ? pdFleet(origins, protocol) : undefined,
   profile,
   timeScale,
-  persistTo: join(root, ".wrangler/start-state"),
+  persistTo,
 });
 const pools = Object.fromEntries(
   policies.map((p) => [
@@ -128,6 +132,8 @@ const pools = Object.fromEntries(
   ]),
 );
 await stack.putSettings({ pools });
+const key = await replayKey(stack, Object.keys(pools), persistTo);
+if (key.note) console.error(`note: ${key.note}\n`);
 console.error(
   `router ${stack.routerUrl}: ${records.length} requests per policy, load ${load}, ` +
     `coordination ${coordination}\n`,
@@ -139,13 +145,14 @@ const rows: PolicySummary[] = [];
 for (const [i, policy] of policies.entries()) {
   const model = `demo-${policy}`;
   const timed = schedule(records, { model, load, fleetTokensPerSecond, maxTokens });
-  const results = await replay(stack.routerUrl, timed, (done) => bar.update(i, done));
+  const results = await replay(stack.routerUrl, timed, (done) => bar.update(i, done), key.apiKey);
   // Prefill engines never answer a client: their columns would be zeros.
   const serving = stack.engines.filter((e) => e.pd?.role !== "prefill").map((e) => e.id);
   rows.push(summarise(policy, results, serving));
   const failed = results.find((r) => !r.ok);
   if (failed) console.error(`\n${policy}: a request failed: ${failed.error}`);
 }
+await key.revoke();
 console.log(`\n${formatSummaries(rows)}\n`);
 if (values.pd) {
   console.log(`${await pdSummary(stack, Object.keys(pools))}\n`);

@@ -1,5 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { POLICY_TYPES } from "../policies/index.ts";
+import { MODEL_NAME_MAX_BYTES } from "./model-name.ts";
 import { parsePool, parseSettings } from "./parse-settings.ts";
 
 const origin = { id: "gpu-a", url: "http://10.0.0.1:8000" };
@@ -267,5 +269,49 @@ describe("parseSettings: issue 10 defects", () => {
 
   it("role both, the default, is still accepted", () => {
     expect(parseSettings(doc({ origins: [{ ...origin, role: "both" }] })).ok).toBe(true);
+  });
+});
+
+describe("parseSettings: issue 24 defects (pool names storage cannot hold)", () => {
+  const named = (name: string) => ({ pools: { [name]: { origins: [origin] } } });
+  const fieldOf = (name: string) => `pools[${JSON.stringify(name)}]`;
+
+  it.each([
+    ["164 x € (492 bytes: its key marker is 513)", "€".repeat(164), /at most 491 bytes.*not 492/],
+    ["a lone high surrogate", "llama\ud800", /well-formed/],
+    ["a lone low surrogate", "\udc00llama", /well-formed/],
+  ])(
+    "a pool named with %s was accepted, then every request 503 keys_unavailable",
+    (_, name, reason) => {
+      const result = parseSettings(named(name));
+      expect(result.ok).toBe(false);
+      if (result.ok) return;
+      expect(result.errors.map((e) => e.field)).toEqual([fieldOf(name)]);
+      expect(result.errors[0]?.reason).toMatch(reason);
+    },
+  );
+
+  it("names at exactly the limit are accepted: 491 bytes, and surrogate pairs", () => {
+    expect(MODEL_NAME_MAX_BYTES).toBe(512 - "client-keys:enforced:".length);
+    // 163 x € (489 bytes) + 2 ASCII = 491 bytes; one more byte is refused.
+    const atLimit = `${"€".repeat(163)}ab`;
+    expect(parseSettings(named(atLimit)).ok).toBe(true);
+    expect(parseSettings(named(`${atLimit}c`)).ok).toBe(false);
+    // 😀 is a pair of surrogates and 4 bytes: 122 of them are 488 bytes, 123 are 492.
+    expect(parseSettings(named("😀".repeat(122))).ok).toBe(true);
+    expect(parseSettings(named("😀".repeat(123))).ok).toBe(false);
+  });
+
+  it("accepts a name iff it is well-formed, 1-256 code points and at most 491 UTF-8 bytes", () => {
+    const unit = fc.constantFrom("a", "é", "€", "😀", "\ud800", "\udfff", "\u0000", "/");
+    fc.assert(
+      fc.property(fc.array(unit, { minLength: 1, maxLength: 300 }), (parts) => {
+        const name = parts.join("");
+        const wellFormed = !/\p{Cs}/u.test(name);
+        const bytes = new TextEncoder().encode(name).byteLength;
+        const storable = wellFormed && [...name].length <= 256 && bytes <= MODEL_NAME_MAX_BYTES;
+        expect(parseSettings(named(name)).ok).toBe(storable);
+      }),
+    );
   });
 });

@@ -10,6 +10,7 @@ import { DEFAULT_CHUNK_BYTES } from "../chunk-hash.ts";
 import { policySettings } from "../policies/index.ts";
 import { admissionSettings } from "./admission-settings.ts";
 import { COORDINATION_MODES, edgeIssues, edgeSettings } from "./edge-settings.ts";
+import { modelName } from "./model-name.ts";
 import {
   disaggregationSettings,
   originPdIssues,
@@ -96,9 +97,18 @@ export const LOCATION_HINTS = [
 /** A pool's body limit unless it sets one; also the Worker's limit when no pool exists. */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Who may send a pool LLM requests while no client key names it (once a key names it, or `*`,
+ * only clients with a key that may use it, whatever this says; worker/access/): `keys`, the
+ * default, no one (403 `pool_closed`), so a fresh deploy serves no one until its operator says
+ * so; `open`, anyone who can reach the router.
+ */
+export const POOL_ACCESS = ["keys", "open"] as const;
+
 export const poolSettings = z
   .object({
     policy: policySettings.prefault({ type: "cost" }),
+    access: z.enum(POOL_ACCESS).default("keys"),
     /** Policies asked on every request what they would have chosen, without acting on it. */
     shadowPolicies: z.array(policySettings).max(4).default([]),
     origins: z
@@ -174,11 +184,7 @@ export const settingsSchema = z
     version: z.literal(1).default(1),
     /** Pools by model name; an empty map is valid (every model is then unknown: 404). */
     pools: z.record(
-      z
-        .string()
-        .min(1)
-        .max(256)
-        .refine((model) => !PROTOTYPE_KEYS.has(model), PROTOTYPE_KEY_REASON),
+      modelName.refine((model) => !PROTOTYPE_KEYS.has(model), PROTOTYPE_KEY_REASON),
       poolSettings,
     ),
   })

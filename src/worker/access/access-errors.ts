@@ -3,8 +3,9 @@
  * The client-key errors, in OpenAI's own shape for each: a missing or wrong key is a 401
  * `invalid_api_key` of type `invalid_request_error` (OpenAI gives a missing key no code; one
  * code lets clients switch on it), a model the key may not use a 403 `model_not_allowed`
- * (OpenAI says `model_not_found` there; the key exists, so the router says what is wrong). No
- * message repeats the key, or any part of it.
+ * (OpenAI says `model_not_found` there; the key exists, so the router says what is wrong), a
+ * pool no key names and not open a 403 `pool_closed`. No message repeats the key, or any part
+ * of it.
  */
 import { ApiError } from "../errors/api-error.ts";
 
@@ -31,6 +32,19 @@ export const modelNotAllowed = (model: string): ApiError =>
     "invalid_request_error",
     "model_not_allowed",
     `this API key does not have access to model '${model}'`,
+    { param: "model" },
+  );
+
+/**
+ * A pool with `access: "keys"` (the default) that no key names yet: no client can use it, so the
+ * message says what the operator must do. A 403, not a 401: no key the client could send helps.
+ */
+export const poolClosed = (model: string): ApiError =>
+  new ApiError(
+    403,
+    "invalid_request_error",
+    "pool_closed",
+    `pool '${model}' takes no requests until a client key names it: create one with POST /admin/keys, or set "access": "open" in its settings`,
     { param: "model" },
   );
 

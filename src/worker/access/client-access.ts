@@ -2,8 +2,9 @@
  * @module
  * The client-key checks of an LLM request, in the order they run (docs/architecture.md, "One
  * request"), each a 4xx in OpenAI's shape (access-errors.ts). A pool needs a key once a key
- * names it, every pool once a key names `*` (key-store.ts); a pool no key names stays open, and
- * the `Authorization` its clients send is ignored.
+ * names it, every pool once a key names `*` (key-store.ts). A pool no key names serves no one
+ * (403 `pool_closed`) unless its settings say `access: "open"`: then anyone, and the
+ * `Authorization` its clients send is ignored.
  * 1. `authenticate`: `Authorization: Bearer <key>` must name a key whose SHA-256 matches. When
  *    every pool needs a key it runs before the body is read (http/middleware/client-key.ts);
  *    else once the body names the model, and only if that pool needs one (`keyFor`).
@@ -15,9 +16,16 @@
  * `SETTINGS_CACHE_MS`: no KV read on most requests, and no object call on any.
  */
 import type { Priority, RouteClient } from "../../core/router/router-types.ts";
+import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { settingsTtl } from "../settings/settings-cache.ts";
-import { invalidKey, missingKey, modelNotAllowed, rateLimited } from "./access-errors.ts";
+import {
+  invalidKey,
+  missingKey,
+  modelNotAllowed,
+  poolClosed,
+  rateLimited,
+} from "./access-errors.ts";
 import { keyIdOf, keyMatches } from "./client-key.ts";
 import { keyCache } from "./key-cache.ts";
 import { ANY_MODEL, type ClientKeyRecord } from "./key-record.ts";
@@ -25,13 +33,15 @@ import { tokenBudgets } from "./token-budget.ts";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
+type PoolAccess = PoolSettings["access"];
+
 /** Whether every pool needs a key (a key named `*`), as this isolate knows it. */
 export function enforcedEverywhere(env: Env, now: number): Promise<boolean> {
   return keyCache.enforcedEverywhere(env.SETTINGS, settingsTtl(env), now);
 }
 
 /** Whether pool `model` needs a key, as this isolate knows it. */
-export function enforcedFor(env: Env, model: string, now: number): Promise<boolean> {
+function enforcedFor(env: Env, model: string, now: number): Promise<boolean> {
   return keyCache.enforcedFor(env.SETTINGS, model, settingsTtl(env), now);
 }
 
@@ -50,15 +60,34 @@ export async function authenticate(
   return record;
 }
 
-/** The key a request for `model` must present (a 401 without one), or null if its pool is open. */
+/** Whether pool `model` serves clients without a key: `access: "open"`, and no key names it. */
+export async function isOpen(
+  env: Env,
+  model: string,
+  access: PoolAccess,
+  now: number,
+): Promise<boolean> {
+  return access === "open" && !(await enforcedFor(env, model, now));
+}
+
+/**
+ * The key a request for pool `model` must present (a 401 without one), or null if the pool is
+ * open. A pool no key names is open only with `access: "open"`; else it is closed (403
+ * `pool_closed`) but to a valid key that may use it: a key made in another location within
+ * KV's minute may name the pool before its marker is seen here.
+ */
 export async function keyFor(
   env: Env,
   model: string,
+  access: PoolAccess,
   authorization: string | undefined,
   now: number,
 ): Promise<ClientKeyRecord | null> {
-  if (!(await enforcedFor(env, model, now))) return null;
-  return authenticate(env, authorization, now);
+  if (await enforcedFor(env, model, now)) return authenticate(env, authorization, now);
+  if (access === "open") return null;
+  const key = await presentedKey(env, authorization, now);
+  if (key === null || !mayUse(key, model)) throw poolClosed(model);
+  return key;
 }
 
 /** The key presented, if valid, else null: never a 401 (`GET /v1/models` of open pools). */

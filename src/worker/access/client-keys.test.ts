@@ -122,6 +122,29 @@ describe("admin API for keys", () => {
     await res.text();
   });
 
+  it("a key for a model storage cannot name answered 500 and stored an orphan: now a 400 first", async () => {
+    // 164 x € is 492 bytes: its marker `client-keys:enforced:<model>` would be 513, over KV's 512.
+    for (const [model, reason] of [
+      ["€".repeat(164), /at most 491 bytes in UTF-8, not 492/],
+      ["keys-\ud800", /well-formed/],
+    ] as const) {
+      const body = { name: "x", models: [MODEL, model] };
+      const [status, e] = await error(
+        await admin("/admin/keys", { method: "POST", body: JSON.stringify(body) }),
+      );
+      expect([status, e.code, e.param]).toEqual([400, "invalid_value", "models[1]"]);
+      expect(e.message).toMatch(reason);
+    }
+    expect((await env.SETTINGS.list({ prefix: "client-key" })).keys).toEqual([]);
+    const settings = await admin("/admin/settings", {
+      method: "PUT",
+      body: JSON.stringify({ pools: { ["€".repeat(164)]: pool([origin("ck-a")]) } }),
+    });
+    const [status, e] = await error(settings);
+    expect([status, e.code]).toEqual([400, "invalid_settings"]);
+    expect(e.message).toMatch(/^pools\["€+"\]: .*at most 491 bytes/);
+  });
+
   it("needs the admin token", async () => {
     for (const init of [{}, { method: "POST", body: "{}" }]) {
       const res = await call("/admin/keys", { ...init, headers: bearer("not-the-admin-token") });

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { Priority } from "../../core/router/router-types.ts";
+import { modelName } from "../../core/settings/model-name.ts";
 import type { SettingsError } from "../../core/settings/parse-settings.ts";
 
 /** A key that names this model may use every pool. */
@@ -44,7 +45,8 @@ const limits = z.strictObject({
 /** `POST /admin/keys`'s body. */
 export const newKeyInput = z.strictObject({
   name: z.string().trim().min(1).max(128),
-  models: z.array(z.string().min(1).max(256)).min(1).max(256),
+  /** Storable as KV key markers (model-name.ts): checked before anything is written. */
+  models: z.array(modelName).min(1).max(256),
   priority: z.enum(PRIORITIES).default("interactive"),
   limits: limits.default({ requestsPerMinute: null, promptTokensPerMinute: null }),
 });

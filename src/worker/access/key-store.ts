@@ -15,10 +15,10 @@
  * `cacheTtl`), a missing key included. docs/api.md, "Client keys", says what follows for
  * creation and revocation.
  */
+import { ENFORCED_MARKER_PREFIX } from "../../core/settings/model-name.ts";
 import { type ClientKeyRecord, clientKeyRecord, type PublicKey, publicKey } from "./key-record.ts";
 
 const RECORD_PREFIX = "client-key:";
-export const ENFORCED_PREFIX = "client-keys:enforced:";
 
 /** Keys per `GET /admin/keys` page: each costs one KV read. */
 export const PAGE_SIZE = 100;
@@ -35,18 +35,25 @@ export async function readKey(kv: KVNamespace, id: string): Promise<ClientKeyRec
 /**
  * Store a new key's record, then enforce keys on the pools it names (so the key exists before
  * it is needed). A marker already there is not written again: KV refuses a second write to one
- * name within a second, which keys made in a row for one pool would hit. At most 1 + 2 x 256 of
- * KV's 1,000 operations per invocation.
+ * name within a second, which keys made in a row for one pool would hit. At most 2 + 2 x 256 of
+ * KV's 1,000 operations per invocation. Model names are storable by then (model-name.ts); if a
+ * marker write fails anyway the record is deleted again, as the admin is never shown its key:
+ * no orphan record (markers already written stay, as every marker does).
  */
 export async function writeKey(kv: KVNamespace, record: ClientKeyRecord): Promise<void> {
   await kv.put(RECORD_PREFIX + record.id, JSON.stringify(record));
-  await Promise.all(
-    record.models.map(async (model) => {
-      if (!(await readEnforced(kv, model))) {
-        await kv.put(ENFORCED_PREFIX + model, String(record.createdAt));
-      }
-    }),
-  );
+  try {
+    await Promise.all(
+      record.models.map(async (model) => {
+        if (!(await readEnforced(kv, model))) {
+          await kv.put(ENFORCED_MARKER_PREFIX + model, String(record.createdAt));
+        }
+      }),
+    );
+  } catch (error) {
+    await deleteKey(kv, record.id).catch((e) => console.error(`client key ${record.id}:`, e));
+    throw error;
+  }
 }
 
 export async function deleteKey(kv: KVNamespace, id: string): Promise<void> {
@@ -55,7 +62,7 @@ export async function deleteKey(kv: KVNamespace, id: string): Promise<void> {
 
 /** Whether a key ever named `model` (`*`: every pool). */
 export async function readEnforced(kv: KVNamespace, model: string): Promise<boolean> {
-  return (await kv.get(ENFORCED_PREFIX + model)) !== null;
+  return (await kv.get(ENFORCED_MARKER_PREFIX + model)) !== null;
 }
 
 export interface KeyPage {

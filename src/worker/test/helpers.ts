@@ -16,11 +16,15 @@ export function origin(id: string, behaviour = "ok", extra: Record<string, unkno
   return { id, url: `${originBase}/${behaviour}/${id}`, ...extra };
 }
 
+/**
+ * A pool over `origins`, open to clients without a key (`access: "open"`) unless `extra` says
+ * otherwise: most tests route without keys; the closed default has tests of its own.
+ */
 export function pool(
   origins: PoolSettingsInput["origins"],
   extra: Partial<PoolSettingsInput> = {},
 ) {
-  return { origins, ...extra } satisfies PoolSettingsInput;
+  return { origins, access: "open", ...extra } satisfies PoolSettingsInput;
 }
 
 /** A request to the Worker; redirects are not followed, so a test sees what a client would. */

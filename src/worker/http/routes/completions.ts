@@ -58,16 +58,17 @@ function completionsHandler(
     const settings = await currentSettings(c.env);
     const body = validateLlmRequest(c.get("json") as Record<string, unknown>, schema);
     record.model = body.model;
-    // Keys of pools that need one when not every pool does (the middleware did the rest);
-    // only for pools that exist, so made-up models cost no KV read.
+    // Keys of pools that need one when not every pool does (the middleware did the rest), or
+    // a 403 for a pool that is not open and no key names; only for pools that exist, so
+    // made-up models cost no KV read. Both coordination modes pass here before routing.
     let client = c.get("client");
-    if (!client && settings.pool(body.model)) {
+    const pool = settings.pool(body.model);
+    if (!client && pool) {
       const now = Date.now();
-      client = await keyFor(c.env, body.model, c.req.header("authorization"), now);
+      client = await keyFor(c.env, body.model, pool.access, c.req.header("authorization"), now);
       if (client) await admitKey(c.env, record, client, now);
     }
     if (client) checkModel(client, body.model);
-    const pool = settings.pool(body.model);
     if (!pool) throw modelNotFound(body.model);
     // The bytes jsonBody read: the origin receives exactly what the client sent.
     const bytes = await c.req.arrayBuffer();

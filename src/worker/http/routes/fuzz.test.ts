@@ -15,13 +15,16 @@
  * Seeds are random; a failure prints the seed and the shrunk request to reproduce it with.
  * What the generators cannot reach by construction: signed webhooks for the pool the routing
  * check uses (a valid `health: down` would rightly take it out), and admin documents that are
- * valid (a valid document would rightly replace the settings).
+ * valid (a valid document would rightly replace the settings), but for one run of pool names
+ * at the storage limits (issue 24), which keeps the routing check's pools in each document.
  */
 import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BATCH_AHEAD_MS } from "../../../core/engine-events.ts";
+import { MODEL_NAME_MAX_BYTES } from "../../../core/settings/model-name.ts";
 import {
+  admin,
   call,
   chat,
   engineBatch,
@@ -69,14 +72,14 @@ const REUSE_POOLS = {
   "fuzz-reuse-edge": reusePool("edge"),
 };
 
+const POOLS = {
+  [MODEL]: pool([origin(ROUTED_BY, "ok", { apiKeySecret: "TEST_ORIGIN_KEY" })]),
+  [VICTIM_MODEL]: pool([origin(VICTIM)]),
+  ...REUSE_POOLS,
+};
+
 beforeAll(async () => {
-  await putSettings({
-    pools: {
-      [MODEL]: pool([origin(ROUTED_BY, "ok", { apiKeySecret: "TEST_ORIGIN_KEY" })]),
-      [VICTIM_MODEL]: pool([origin(VICTIM)]),
-      ...REUSE_POOLS,
-    },
-  });
+  await putSettings({ pools: POOLS });
 });
 
 // ---- generators --------------------------------------------------------------------------
@@ -551,6 +554,71 @@ describe("fuzz: requests that reuse x-request-id in pools with admission", () =>
       }),
       { numRuns: 60 },
     );
+    await expectStillRoutes();
+  }, 60_000);
+});
+
+describe("fuzz: pool names at the storage limits (issue 24)", () => {
+  // Around 491 bytes of UTF-8 (KV's 512-byte key name less the marker prefix) and 256 code
+  // points, in every width of UTF-8, with lone surrogates now and then.
+  const unit = fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom("a", "é", "€", "😀") },
+    { weight: 1, arbitrary: fc.constantFrom("\ud800", "\udfff") },
+  );
+  const name = fc
+    .tuple(
+      fc.constantFrom("a", "é", "€", "😀"),
+      fc.integer({ min: 100, max: 260 }),
+      fc.array(unit, { maxLength: 6 }),
+    )
+    .map(([fill, n, tail]) => fill.repeat(n).slice(0, 256 - tail.length) + tail.join(""));
+  const storable = (model: string) =>
+    !/\p{Cs}/u.test(model) &&
+    [...model].length <= 256 &&
+    new TextEncoder().encode(model).byteLength <= MODEL_NAME_MAX_BYTES;
+
+  it("60 names: accepted names route with a key made for them; refused ones are 400s that store nothing", async () => {
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(name, async (model) => {
+        const what = `${JSON.stringify(model)} (${new TextEncoder().encode(model).byteLength} bytes)`;
+        const put = await admin("/admin/settings", {
+          method: "PUT",
+          body: JSON.stringify({ pools: { ...POOLS, [model]: pool([origin("fz-limit")]) } }),
+        });
+        const keys = (await env.SETTINGS.list({ prefix: "client-key:" })).keys.length;
+        const made = await admin("/admin/keys", {
+          method: "POST",
+          body: JSON.stringify({ name: "limit", models: [model] }),
+        });
+        if (!storable(model)) {
+          refused++;
+          expect([put.status, made.status], what).toEqual([400, 400]);
+          await expectSafe(put, { method: "PUT", path: "/admin/settings", headers: [], body: "" });
+          expect((await env.SETTINGS.list({ prefix: "client-key:" })).keys.length, what).toBe(keys);
+          return;
+        }
+        expect([put.status, made.status], what).toEqual([200, 201]);
+        const { key } = (await made.json()) as { key: string };
+        const ask = () =>
+          chat(model, [{ role: "user", content: "hi" }], {
+            headers: { authorization: `Bearer ${key}` },
+          });
+        let res = await ask();
+        // A settings read from KV that started before the PUT (another request's, after the
+        // cache's TTL) can land after it and hold the document before for one TTL (200 ms).
+        for (let i = 0; i < 10 && res.status === 404; i++) {
+          await res.text();
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          res = await ask();
+        }
+        expect(res.status, `${what}: ${await res.clone().text()}`).toBe(200);
+        await res.text();
+      }),
+      { numRuns: 60 },
+    );
+    expect(refused).toBeGreaterThan(0);
+    await putSettings({ pools: POOLS });
     await expectStillRoutes();
   }, 60_000);
 });
