@@ -108,6 +108,7 @@ function completionsHandler(
       routed,
       request: {
         path: c.req.path,
+        url: c.req.url,
         headers: c.req.raw.headers,
         body: bytes,
         requestId: c.get("requestId"),
