@@ -6,8 +6,8 @@
  */
 
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { DEFAULT_TRACE, REPO_ROOT, runMain, UsageError } from "./args.ts";
+import { parseCommandLine, runCli } from "../../tools/shared/cli-args.ts";
+import { DEFAULT_TRACE, REPO_ROOT, UsageError } from "./args.ts";
 import { keyTable, overloadTargets, poolTable, priorityTable } from "./overload/overload-report.ts";
 import { type OverloadRun, type OverloadSetup, runOverload } from "./overload/overload-run.ts";
 import { overloadCases, SCENARIOS } from "./overload/overload-scenarios.ts";
@@ -21,8 +21,15 @@ import { workloadOf } from "./run/runner.ts";
 const CAPACITY_RPS = 7.71;
 const OBJECTIVE_MS = 2000;
 
+const USAGE = `usage: npm run bench:overload -- [options]
+  --limit N          replay the first N requests of the trace (default all)
+  --seed N           seed (default 1)
+  --scenarios LIST   a comma list of ${SCENARIOS.join(", ")} (default all)
+  --json PATH        results JSON (default bench/results/overload.json)`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine({
+    args: process.argv.slice(2),
     options: {
       limit: { type: "string" },
       seed: { type: "string", default: "1" },
@@ -79,4 +86,4 @@ async function main(): Promise<void> {
   process.stderr.write(`wrote ${json}\n`);
 }
 
-runMain(main);
+runCli("bench:overload", USAGE, main);

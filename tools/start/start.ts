@@ -16,7 +16,6 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { parseMooncake } from "../../sim/trace/mooncake.ts";
@@ -26,6 +25,7 @@ import { pdFleet, type Stack, startStack } from "../local-stack/stack.ts";
 import { replay } from "../replay/replay.ts";
 import { conversations } from "../replay/sessions.ts";
 import { formatSummaries, type PolicySummary, summarise } from "../replay/summary.ts";
+import { commandLine } from "../shared/cli-args.ts";
 import { pdSummary } from "./pd-summary.ts";
 import { schedule } from "./schedule.ts";
 
@@ -39,7 +39,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
+const { values } = commandLine("start", usage, {
   options: {
     requests: { type: "string", default: "300" },
     policy: { type: "string", default: "cost,round-robin" },

@@ -82,8 +82,8 @@ describe("bench:edge options", () => {
   it("--help prints bench:edge's usage and exits 0 (it printed a stack trace)", () => {
     const cli = fileURLToPath(new URL("../edge.ts", import.meta.url));
     const run = spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8" });
-    expect(run.stderr).toMatch(/^usage: npm run bench:edge/);
-    expect(run.stderr).toContain("--isolates N");
+    expect(run.stdout).toMatch(/^usage: npm run bench:edge/);
+    expect(run.stdout).toContain("--isolates N");
     expect(run.status).toBe(0);
   });
 
