@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       `capacity ${CAPACITY_RPS} req/s at p90 TTFT ${OBJECTIVE_MS} ms | clients: 60 s timeout, 2 retries\n`,
   );
   console.log(`${poolTable(runs)}\n\n${priorityTable(runs)}\n\n${keyTable(runs)}\n`);
-  console.log(`targets:\n  ${overloadTargets(runs, OBJECTIVE_MS).join("\n  ")}`);
+  console.log(`targets:\n  ${overloadTargets(runs, OBJECTIVE_MS, limit).join("\n  ")}`);
   const json = values.json ?? resolve(REPO_ROOT, "bench/results/overload.json");
   writeFile(json, toJson({ setup: { ...setup, capacityRps: CAPACITY_RPS }, runs }));
   process.stderr.write(`wrote ${json}\n`);

@@ -10,6 +10,7 @@
 import { resolve } from "node:path";
 import { formatTable } from "../../../sim/report/table.ts";
 import { parseCli, REPO_ROOT, UsageError } from "../args.ts";
+import { formatRatio } from "../edge/paired-stats.ts";
 import { formatSpread } from "../report/spread.ts";
 import { toJson, writeFile } from "../report/write.ts";
 import { capacityOf } from "./capacity-cli.ts";
@@ -134,7 +135,7 @@ function summaryTables(runs: readonly { name: string; result: CapacityResult }[]
     policy,
     ...runs.map(({ result }) => {
       const e = result.edgeRatio.find((x) => x.policy === policy)?.ratio;
-      return e ? `${e.mean.toFixed(3)} [${e.lo.toFixed(3)}, ${e.hi.toFixed(3)}]` : "-";
+      return e ? formatRatio(e) : "-";
     }),
   ]);
   const names = runs.map((r) => r.name);
