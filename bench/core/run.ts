@@ -4,7 +4,7 @@
  * asserted: these machines are noisy, so compare medians measured side by side in one run.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { commandLine } from "../../tools/shared/cli-args.ts";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { benchHashing } from "./hash-bench.ts";
 import { benchRadixIndex } from "./radix-index-bench.ts";
 import { benchRoute } from "./route-bench.ts";

@@ -2,17 +2,17 @@
  * Command-line options of `npm run bench`, `bench:fleet`, `bench:pd`, `bench:capacity` and the
  * shared part of `bench:edge`, validated loudly: a bad value, or an option the CLI does not
  * take (`--slo` is bench:capacity's), stops the run with the option's name and the reason,
- * before any work is done (tools/shared/cli-args.ts).
+ * before any work is done (sim/cli/cli-args.ts).
  */
 import { existsSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseCommandLine, UsageError } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
 import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
-import { parseCommandLine, UsageError } from "../../tools/shared/cli-args.ts";
 import { COORDINATION_MODES, type CoordinationMode } from "./edge/coordination.ts";
 import { DISAGGREGATION_MODES, type DisaggregationMode, type PdFleet } from "./run/pd-fleet.ts";
 import type { BenchSpec } from "./run/runner.ts";

@@ -4,7 +4,7 @@
  * table and the targets for `cost`, writes the JSON (every probe included) and the HTML page.
  * `--suite NAME` runs a documented workload set instead (`capacity/suite.ts`). See README.md.
  */
-import { runCli } from "../../tools/shared/cli-args.ts";
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { outputPaths, parseCli, USAGE, UsageError } from "./args.ts";
 import { runCapacityCli } from "./capacity/capacity-cli.ts";
 import { runSuite } from "./capacity/suite.ts";

@@ -5,8 +5,8 @@
  * over seeds, and writes `{ seeds, spread, runs }` (each run as one seed alone would write it).
  */
 
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
-import { runCli } from "../../tools/shared/cli-args.ts";
 import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { benchPage } from "./report/html.ts";
 import { policySpreads, spreadTable } from "./report/spread.ts";

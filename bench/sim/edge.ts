@@ -5,7 +5,7 @@
  * the protocol alone at pool rates no simulated fleet serves. Prints the tables and writes the
  * JSON (bench/results/edge-<trace>-<origins>o[-sweep].json unless --json). See README.md.
  */
-import { runCli } from "../../tools/shared/cli-args.ts";
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { EDGE_USAGE, parseEdgeCli } from "./edge/edge-args.ts";
 import { runEdgeCli } from "./edge/edge-cli.ts";
 

@@ -7,9 +7,9 @@
  * fleet.html unless `--json`/`--html` say otherwise.
  */
 
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { formatTable } from "../../sim/report/table.ts";
-import { runCli } from "../../tools/shared/cli-args.ts";
 import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { type FleetSweep, fleetPage, runsOfSize } from "./report/html.ts";
 import { formatSpread, spreadOf } from "./report/spread.ts";

@@ -6,7 +6,7 @@
  */
 
 import { resolve } from "node:path";
-import { parseCommandLine, runCli } from "../../tools/shared/cli-args.ts";
+import { parseCommandLine, runCli } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_TRACE, REPO_ROOT, UsageError } from "./args.ts";
 import { keyTable, overloadTargets, poolTable, priorityTable } from "./overload/overload-report.ts";
 import { type OverloadRun, type OverloadSetup, runOverload } from "./overload/overload-run.ts";

@@ -5,7 +5,7 @@
  * policy (means over seeds) and the targets for disaggregation (measured, never asserted),
  * writes the JSON to bench/results/pd-<trace>-....json unless `--json` says otherwise.
  */
-import { runCli } from "../../tools/shared/cli-args.ts";
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { pdTable, pdTargetLines, policiesOf } from "./report/pd-table.ts";
 import { toJson, writeFile } from "./report/write.ts";

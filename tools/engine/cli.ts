@@ -6,9 +6,9 @@
  * (pd/pd-role.ts); the prefill side prints the private address its decode engines dial.
  */
 
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, PROFILES, profileNamed } from "../../sim/engine/profiles.ts";
 import { runReporter } from "../reporter/reporter.ts";
-import { commandLine } from "../shared/cli-args.ts";
 import { parseDuration } from "../shared/parse-duration.ts";
 import { startEngineServer } from "./engine-server.ts";
 import type { PdEngineOptions } from "./pd/pd-engine.ts";

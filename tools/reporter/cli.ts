@@ -4,7 +4,7 @@
  * The webhook secret comes from the WEBHOOK_SECRET environment variable, never a flag (flags
  * show up in process lists).
  */
-import { commandLine } from "../shared/cli-args.ts";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { parseDuration } from "../shared/parse-duration.ts";
 import type { EngineKind } from "./engine-metrics.ts";
 import { createReporter, runReporter } from "./reporter.ts";

@@ -16,6 +16,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { parseMooncake } from "../../sim/trace/mooncake.ts";
@@ -25,7 +26,6 @@ import { pdFleet, type Stack, startStack } from "../local-stack/stack.ts";
 import { replay } from "../replay/replay.ts";
 import { conversations } from "../replay/sessions.ts";
 import { formatSummaries, type PolicySummary, summarise } from "../replay/summary.ts";
-import { commandLine } from "../shared/cli-args.ts";
 import { pdSummary } from "./pd-summary.ts";
 import { schedule } from "./schedule.ts";
 

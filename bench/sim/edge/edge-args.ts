@@ -4,7 +4,7 @@
  * rest of the command line (trace, origins, load, limit, seeds, threads, json).
  */
 import { parseArgs } from "node:util";
-import { parseCommandLine } from "../../../tools/shared/cli-args.ts";
+import { parseCommandLine } from "../../../sim/cli/cli-args.ts";
 import { type CliOptions, parseCli, UsageError } from "../args.ts";
 
 export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's --trace --origins --load --limit
