@@ -4,11 +4,19 @@
  * asserted: these machines are noisy, so compare medians measured side by side in one run.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { benchHashing } from "./hash-bench.ts";
 import { benchRadixIndex } from "./radix-index-bench.ts";
 import { benchRoute } from "./route-bench.ts";
 import { printTable, type Row } from "./table.ts";
 import { benchWorstShapes, printWorstShapes } from "./validation-bench.ts";
+
+// No options; --help, or anything else, answers before the two-minute run starts.
+commandLine(
+  "bench:core",
+  "usage: npm run bench:core   (no options; results in bench/results/core.json)",
+  { options: {} },
+);
 
 /** A section runs once; its results are printed and saved under its title. */
 type Section = [title: string, run: (title: string) => unknown[]];

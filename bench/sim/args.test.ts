@@ -45,8 +45,24 @@ describe("parseCli", () => {
   });
 
   it("reads bench:pd's modes", () => {
-    expect(parseCli([])).toMatchObject({ modes: ["conditional", "always"] });
-    expect(parseCli(["--modes", "never"])).toMatchObject({ modes: ["never"] });
+    expect(parseCli([], "bench:pd")).toMatchObject({ modes: ["conditional", "always"] });
+    expect(parseCli(["--modes", "never"], "bench:pd")).toMatchObject({ modes: ["never"] });
+  });
+
+  it("an option of another bench CLI was ignored (bench --slo started a full replay): refused, named (issue 24)", () => {
+    expect(() => parseCli(["--slo", "p95:2000"])).toThrow(UsageError);
+    expect(() => parseCli(["--slo", "p95:2000"])).toThrow("Unknown option '--slo'");
+    expect(() => parseCli(["--sizes", "2,4"], "bench:pd")).toThrow("Unknown option '--sizes'");
+    expect(() => parseCli(["--modes", "never"], "bench:fleet")).toThrow("Unknown option '--modes'");
+    expect(() => parseCli(["--load", "0.5"], "bench:capacity")).toThrow("Unknown option '--load'");
+    expect(parseCli(["--slo", "p95:2000"], "bench:capacity").slo).toBe("p95:2000");
+  });
+
+  it("a mistyped option was a stack trace (ERR_PARSE_ARGS_UNKNOWN_OPTION): a UsageError naming it", () => {
+    expect(() => parseCli(["--seeed", "2"])).toThrow(UsageError);
+    expect(() => parseCli(["--seeed", "2"])).toThrow("Unknown option '--seeed'");
+    expect(() => parseCli(["--seed"])).toThrow(UsageError);
+    expect(() => parseCli(["stray"])).toThrow("Unexpected argument 'stray'");
   });
 
   it("runs --seeds consecutive seeds from --seed", () => {
@@ -55,7 +71,6 @@ describe("parseCli", () => {
   });
 
   it.each([
-    [["--modes", "sometimes"], /--modes: unknown mode "sometimes"/],
     [["--seeds", "0"], /--seeds must be a number in \[1, 100\]/],
     [["--pd", "2-6"], /--pd must be PREFILL:DECODE/],
     [["--pd", "0:6"], /--pd must be a number in \[1, 255\]/],
@@ -84,5 +99,11 @@ describe("parseCli", () => {
   ])("rejects %j", (argv, message) => {
     expect(() => parseCli(argv)).toThrow(UsageError);
     expect(() => parseCli(argv)).toThrow(message);
+  });
+
+  it("rejects bench:pd's unknown mode", () => {
+    expect(() => parseCli(["--modes", "sometimes"], "bench:pd")).toThrow(
+      /--modes: unknown mode "sometimes"/,
+    );
   });
 });

@@ -1,11 +1,13 @@
 /**
- * Command-line options of `npm run bench` and `npm run bench:fleet`, validated loudly: a bad
- * value stops the run with the option's name and the reason, before any work is done.
+ * Command-line options of `npm run bench`, `bench:fleet`, `bench:pd`, `bench:capacity` and the
+ * shared part of `bench:edge`, validated loudly: a bad value, or an option the CLI does not
+ * take (`--slo` is bench:capacity's), stops the run with the option's name and the reason,
+ * before any work is done (sim/cli/cli-args.ts).
  */
 import { existsSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { parseCommandLine, UsageError } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
 import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
@@ -25,7 +27,7 @@ const SYNTHETIC_REQUESTS = 4000;
 /** The machine has 2 cores: never more replays at once than that. */
 const MAX_THREADS = 2;
 
-export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [options]
+export const USAGE = `usage: npm run bench|bench:fleet|bench:pd|bench:capacity -- [options]
   --trace PATH           Mooncake JSONL or Azure CSV (default: bench/traces/conversation_trace.jsonl)
   --format F             mooncake | azure | synthetic:${Object.keys(GENERATORS).join("|synthetic:")}
                          (default: from the file extension)
@@ -71,7 +73,7 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
                          with no network time)
   --suite NAME           bench:capacity only: run a workload set (standard | edge)
   --out DIR              bench:capacity --suite only: output folder (default bench/results/capacity)
-  (--load is ignored by bench:capacity: it searches the rate)`;
+  (bench:capacity takes no --load: it searches the rate)`;
 
 export interface CliOptions {
   spec: BenchSpec;
@@ -99,7 +101,7 @@ export interface CliOptions {
   out: string | undefined;
 }
 
-export class UsageError extends Error {}
+export { UsageError };
 
 function number(
   name: string,
@@ -253,47 +255,62 @@ function calibrationOf(text: string): number[] {
   return factors;
 }
 
-export function parseCli(argv: readonly string[]): CliOptions {
-  const { values } = parseArgs({
-    args: [...argv],
-    strict: true,
-    options: {
-      trace: { type: "string" },
-      format: { type: "string" },
-      origins: { type: "string" },
-      load: { type: "string" },
-      policies: { type: "string" },
-      profile: { type: "string" },
-      seed: { type: "string" },
-      limit: { type: "string" },
-      arrivals: { type: "string" },
-      "report-interval": { type: "string" },
-      "report-delay": { type: "string" },
-      "engine-delay": { type: "string" },
-      "prefill-calibration": { type: "string" },
-      "output-scale": { type: "string" },
-      pd: { type: "string" },
-      disaggregation: { type: "string" },
-      "min-uncached": { type: "string" },
-      "max-uncached-fraction": { type: "string" },
-      "prefill-busy-ms": { type: "string" },
-      "prefill-serves-whole": { type: "boolean" },
-      threads: { type: "string" },
-      json: { type: "string" },
-      html: { type: "string" },
-      sizes: { type: "string" },
-      seeds: { type: "string" },
-      modes: { type: "string" },
-      slo: { type: "string" },
-      resolution: { type: "string" },
-      "max-probes": { type: "string" },
-      coordination: { type: "string" },
-      suite: { type: "string" },
-      out: { type: "string" },
-      help: { type: "boolean" },
-    },
-  });
-  if (values.help) throw new UsageError("");
+/** The options every bench CLI here takes. */
+const COMMON_OPTIONS = {
+  trace: { type: "string" },
+  format: { type: "string" },
+  origins: { type: "string" },
+  load: { type: "string" },
+  policies: { type: "string" },
+  profile: { type: "string" },
+  seed: { type: "string" },
+  limit: { type: "string" },
+  arrivals: { type: "string" },
+  "report-interval": { type: "string" },
+  "report-delay": { type: "string" },
+  "engine-delay": { type: "string" },
+  "prefill-calibration": { type: "string" },
+  "output-scale": { type: "string" },
+  pd: { type: "string" },
+  disaggregation: { type: "string" },
+  "min-uncached": { type: "string" },
+  "max-uncached-fraction": { type: "string" },
+  "prefill-busy-ms": { type: "string" },
+  "prefill-serves-whole": { type: "boolean" },
+  threads: { type: "string" },
+  json: { type: "string" },
+  html: { type: "string" },
+  seeds: { type: "string" },
+} as const;
+const { load: _load, ...CAPACITY_COMMON } = COMMON_OPTIONS;
+
+/** The CLI's options: the common ones, and those only it takes (USAGE marks them). */
+const OPTIONS = {
+  bench: COMMON_OPTIONS,
+  "bench:edge": COMMON_OPTIONS,
+  "bench:fleet": { ...COMMON_OPTIONS, sizes: { type: "string" } },
+  "bench:pd": { ...COMMON_OPTIONS, modes: { type: "string" } },
+  "bench:capacity": {
+    ...CAPACITY_COMMON,
+    slo: { type: "string" },
+    resolution: { type: "string" },
+    "max-probes": { type: "string" },
+    coordination: { type: "string" },
+    suite: { type: "string" },
+    out: { type: "string" },
+  },
+} as const;
+export type BenchCli = keyof typeof OPTIONS;
+/** Every option of any of them: those a CLI does not take are refused, so never set. */
+type AnyOptions = typeof COMMON_OPTIONS &
+  (typeof OPTIONS)["bench:fleet"] &
+  (typeof OPTIONS)["bench:pd"] &
+  (typeof OPTIONS)["bench:capacity"];
+
+/** `argv` as the bench CLI `cli` takes it. */
+export function parseCli(argv: readonly string[], cli: BenchCli = "bench"): CliOptions {
+  const options = OPTIONS[cli] as AnyOptions;
+  const { values } = parseCommandLine({ args: argv, options });
   const trace = resolve(values.trace ?? DEFAULT_TRACE);
   const seed = integer("seed", values.seed, 1, 0, 2 ** 31 - 1);
   const limit = values.limit === undefined ? undefined : integer("limit", values.limit, 0, 1, 1e7);
@@ -364,22 +381,4 @@ export function parseCli(argv: readonly string[]): CliOptions {
 export function outputPaths(options: CliOptions, name: string): { json: string; html: string } {
   const json = options.json ?? resolve(REPO_ROOT, "bench/results", `${name}.json`);
   return { json, html: options.html ?? json.replace(/(\.json)?$/, ".html") };
-}
-
-/**
- * Run a CLI's main: a usage error prints `usage` and exits 2 (0 for --help), whether main throws
- * it at once (parsing its options) or later.
- */
-export function runMain(main: () => Promise<void>, usage = USAGE): void {
-  Promise.resolve()
-    .then(main)
-    .catch((error: unknown) => {
-      if (error instanceof UsageError) {
-        console.error(error.message ? `${error.message}\n\n${usage}` : usage);
-        process.exitCode = error.message ? 2 : 0;
-        return;
-      }
-      console.error(error);
-      process.exitCode = 1;
-    });
 }

@@ -4,12 +4,13 @@
  * table and the targets for `cost`, writes the JSON (every probe included) and the HTML page.
  * `--suite NAME` runs a documented workload set instead (`capacity/suite.ts`). See README.md.
  */
-import { outputPaths, parseCli, runMain, UsageError } from "./args.ts";
+import { runCli } from "../../sim/cli/cli-args.ts";
+import { outputPaths, parseCli, USAGE, UsageError } from "./args.ts";
 import { runCapacityCli } from "./capacity/capacity-cli.ts";
 import { runSuite } from "./capacity/suite.ts";
 
 async function main(): Promise<void> {
-  const options = parseCli(process.argv.slice(2));
+  const options = parseCli(process.argv.slice(2), "bench:capacity");
   if (options.suite !== undefined) {
     return runSuite(process.argv.slice(2), options.suite, options.out);
   }
@@ -18,4 +19,4 @@ async function main(): Promise<void> {
   await runCapacityCli(options, outputPaths(options, `capacity-${slug}`));
 }
 
-runMain(main);
+runCli("bench:capacity", USAGE, main);

@@ -5,8 +5,9 @@
  * over seeds, and writes `{ seeds, spread, runs }` (each run as one seed alone would write it).
  */
 
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
-import { outputPaths, parseCli, runMain } from "./args.ts";
+import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { benchPage } from "./report/html.ts";
 import { policySpreads, spreadTable } from "./report/spread.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
@@ -16,7 +17,7 @@ import type { BenchResult } from "./run/result-types.ts";
 import { policyRuns, runBenchmark, withSeed, workloadOf } from "./run/runner.ts";
 
 async function main(): Promise<void> {
-  const options = parseCli(process.argv.slice(2));
+  const options = parseCli(process.argv.slice(2), "bench");
   const { policies, seeds } = options;
   const runs: BenchResult[] = [];
   for (const seed of seeds) {
@@ -54,4 +55,4 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${json}\nwrote ${html}`);
 }
 
-runMain(main);
+runCli("bench", USAGE, main);

@@ -5,8 +5,8 @@
  * the protocol alone at pool rates no simulated fleet serves. Prints the tables and writes the
  * JSON (bench/results/edge-<trace>-<origins>o[-sweep].json unless --json). See README.md.
  */
-import { runMain } from "./args.ts";
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { EDGE_USAGE, parseEdgeCli } from "./edge/edge-args.ts";
 import { runEdgeCli } from "./edge/edge-cli.ts";
 
-runMain(() => runEdgeCli(parseEdgeCli(process.argv.slice(2))), EDGE_USAGE);
+runCli("bench:edge", EDGE_USAGE, () => runEdgeCli(parseEdgeCli(process.argv.slice(2))));

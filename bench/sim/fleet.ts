@@ -7,9 +7,10 @@
  * fleet.html unless `--json`/`--html` say otherwise.
  */
 
+import { runCli } from "../../sim/cli/cli-args.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { formatTable } from "../../sim/report/table.ts";
-import { outputPaths, parseCli, runMain } from "./args.ts";
+import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { type FleetSweep, fleetPage, runsOfSize } from "./report/html.ts";
 import { formatSpread, spreadOf } from "./report/spread.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
@@ -45,7 +46,7 @@ function sweepTable(s: FleetSweep): string {
 }
 
 async function main(): Promise<void> {
-  const options = parseCli(process.argv.slice(2));
+  const options = parseCli(process.argv.slice(2), "bench:fleet");
   const { json, html } = outputPaths(options, "fleet");
   const sweep: FleetSweep = { sizes: options.sizes, seeds: options.seeds, runs: [] };
   for (const origins of options.sizes) {
@@ -71,4 +72,4 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${json}\nwrote ${html}`);
 }
 
-runMain(main);
+runCli("bench:fleet", USAGE, main);

@@ -6,8 +6,8 @@
  */
 
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { DEFAULT_TRACE, REPO_ROOT, runMain, UsageError } from "./args.ts";
+import { parseCommandLine, runCli } from "../../sim/cli/cli-args.ts";
+import { DEFAULT_TRACE, REPO_ROOT, UsageError } from "./args.ts";
 import { keyTable, overloadTargets, poolTable, priorityTable } from "./overload/overload-report.ts";
 import { type OverloadRun, type OverloadSetup, runOverload } from "./overload/overload-run.ts";
 import { overloadCases, SCENARIOS } from "./overload/overload-scenarios.ts";
@@ -21,8 +21,15 @@ import { workloadOf } from "./run/runner.ts";
 const CAPACITY_RPS = 7.71;
 const OBJECTIVE_MS = 2000;
 
+const USAGE = `usage: npm run bench:overload -- [options]
+  --limit N          replay the first N requests of the trace (default all)
+  --seed N           seed (default 1)
+  --scenarios LIST   a comma list of ${SCENARIOS.join(", ")} (default all)
+  --json PATH        results JSON (default bench/results/overload.json)`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine({
+    args: process.argv.slice(2),
     options: {
       limit: { type: "string" },
       seed: { type: "string", default: "1" },
@@ -73,10 +80,10 @@ async function main(): Promise<void> {
       `capacity ${CAPACITY_RPS} req/s at p90 TTFT ${OBJECTIVE_MS} ms | clients: 60 s timeout, 2 retries\n`,
   );
   console.log(`${poolTable(runs)}\n\n${priorityTable(runs)}\n\n${keyTable(runs)}\n`);
-  console.log(`targets:\n  ${overloadTargets(runs, OBJECTIVE_MS).join("\n  ")}`);
+  console.log(`targets:\n  ${overloadTargets(runs, OBJECTIVE_MS, limit).join("\n  ")}`);
   const json = values.json ?? resolve(REPO_ROOT, "bench/results/overload.json");
   writeFile(json, toJson({ setup: { ...setup, capacityRps: CAPACITY_RPS }, runs }));
   process.stderr.write(`wrote ${json}\n`);
 }
 
-runMain(main);
+runCli("bench:overload", USAGE, main);

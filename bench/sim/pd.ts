@@ -5,7 +5,8 @@
  * policy (means over seeds) and the targets for disaggregation (measured, never asserted),
  * writes the JSON to bench/results/pd-<trace>-....json unless `--json` says otherwise.
  */
-import { outputPaths, parseCli, runMain } from "./args.ts";
+import { runCli } from "../../sim/cli/cli-args.ts";
+import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { pdTable, pdTargetLines, policiesOf } from "./report/pd-table.ts";
 import { toJson, writeFile } from "./report/write.ts";
 import { runPdComparison } from "./run/pd-comparison.ts";
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   const withPolicies = argv.includes("--policies") ? argv : [...argv, "--policies", "cost"];
   const options = parseCli(
     withPolicies.includes("--pd") ? withPolicies : [...withPolicies, "--pd", "2:6"],
+    "bench:pd",
   );
   const { spec, policies, seeds, modes } = options;
   const pd = spec.pd;
@@ -47,4 +49,4 @@ async function main(): Promise<void> {
   console.log(`\nwrote ${json}`);
 }
 
-runMain(main);
+runCli("bench:pd", USAGE, main);

@@ -5,7 +5,8 @@
  * With `--pd vllm-nixl|sglang --role prefill|decode`, it is one side of a disaggregated pair
  * (pd/pd-role.ts); the prefill side prints the private address its decode engines dial.
  */
-import { parseArgs } from "node:util";
+
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, PROFILES, profileNamed } from "../../sim/engine/profiles.ts";
 import { runReporter } from "../reporter/reporter.ts";
 import { parseDuration } from "../shared/parse-duration.ts";
@@ -23,7 +24,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
+const { values } = commandLine("engine", usage, {
   options: {
     id: { type: "string" },
     port: { type: "string", default: "0" },

@@ -20,12 +20,13 @@
  *                       [--coordination object,edge] [--rounds 1]
  *                       [--out bench/results/loadtest.json]
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { ensureDevVars } from "../local-stack/dev-vars.ts";
 import { freePort } from "../local-stack/stack.ts";
 import { startWranglerDev, stopChild, type WranglerDev } from "../local-stack/wrangler-dev.ts";
@@ -47,7 +48,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
+const { values } = commandLine("loadtest", usage, {
   options: {
     duration: { type: "string", default: "10s" },
     warmup: { type: "string", default: "2s" },

@@ -74,6 +74,18 @@ describe("load test figures", () => {
     expect(text).toMatch(/routed:object\s+5000\s+500\s+4\.50\s+20\.00\s+0\s+6\.00\s+1\.00/);
     expect(text).toMatch(/routed:edge\s+10000\s+1000\s+2\.50\s+10\.00\s+0\s+3\.00\s+1\.00/);
     expect(text).toMatch(/against routed:object[^\n]*\n[^\n]*\nrouted:edge\s+2\.00x\s+2\.00x/);
+  });
+
+  it("the CPU ratio ran the other way to the req/s ratio, unlabelled: each header says its direction (issue 24)", () => {
+    const object = { ...target("routed:object", 500, 4.5, 20), cpuMs: { workerd: 30_000 } };
+    const edge = { ...target("routed:edge", 1_000, 2.5, 10), cpuMs: { workerd: 30_000 } };
+    const direct = target("direct", 10_000, 0.5, 2);
+    const text = formatReport(
+      [direct, object, edge],
+      [object, edge].map((r) => ({ name: r.name, overhead: overhead(direct, r, direct) })),
+    );
+    expect(text).toContain("req/s: mode / routed:object");
+    expect(text).toContain("workerd CPU/req: routed:object / mode (>1x: mode cheaper)");
     // Without readings (not Linux) the columns stay empty rather than zero.
     expect(cpuPerRequest(direct)).toBeNull();
   });

@@ -139,15 +139,21 @@ export function formatReport(
 
 /**
  * Each routed mode against the first (issue 12's target: edge's requests/s at least twice
- * object's): the requests/s ratio, and the ratio of workerd CPU per request the other way round,
- * which a shared machine's load moves less.
+ * object's): the requests/s ratio, and the ratio of workerd CPU per request the other way round
+ * (first / mode, which a shared machine's load moves less), so that in both columns more than 1x
+ * favours the mode. The headers say which way each runs: unlabelled, a CPU ratio of 2x read as
+ * "twice the CPU" (issue 24).
  */
 function modeRatios(routed: readonly Measured[]): string | null {
   const [base, ...others] = routed;
   if (!base || others.length === 0) return null;
   const baseCpu = cpuPerRequest(base);
   return table(
-    [`against ${base.name}`, "req/s ratio", "workerd CPU/req ratio"],
+    [
+      `against ${base.name}`,
+      `req/s: mode / ${base.name}`,
+      `workerd CPU/req: ${base.name} / mode (>1x: mode cheaper)`,
+    ],
     others.map((t) => {
       const cpu = cpuPerRequest(t);
       return [

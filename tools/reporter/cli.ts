@@ -4,7 +4,7 @@
  * The webhook secret comes from the WEBHOOK_SECRET environment variable, never a flag (flags
  * show up in process lists).
  */
-import { parseArgs } from "node:util";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { parseDuration } from "../shared/parse-duration.ts";
 import type { EngineKind } from "./engine-metrics.ts";
 import { createReporter, runReporter } from "./reporter.ts";
@@ -18,7 +18,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
+const { values } = commandLine("reporter", usage, {
   options: {
     engine: { type: "string" },
     kind: { type: "string", default: "vllm" },

@@ -18,7 +18,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { parseMooncake } from "../../sim/trace/mooncake.ts";
@@ -42,7 +42,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
+const { values } = commandLine("start", usage, {
   options: {
     requests: { type: "string", default: "300" },
     policy: { type: "string", default: "cost,round-robin" },

@@ -7,6 +7,7 @@
  * edge / object per seed and its mean with a 95% CI (`edgeRatioTable`).
  */
 import { formatTable } from "../../../sim/report/table.ts";
+import { formatRatio } from "../edge/paired-stats.ts";
 import { page, pre } from "../report/html.ts";
 import { colorOf } from "../report/palette.ts";
 import { formatSpread } from "../report/spread.ts";
@@ -93,13 +94,7 @@ export function edgeRatioTable(r: CapacityResult): string {
       s.edgeRps.toFixed(2),
       s.ratio === null ? "-" : s.ratio.toFixed(3),
     ]),
-    [
-      e.policy,
-      "mean",
-      "",
-      "",
-      `${e.ratio.mean.toFixed(3)} [${e.ratio.lo.toFixed(3)}, ${e.ratio.hi.toFixed(3)}]`,
-    ],
+    [e.policy, "mean", "", "", formatRatio(e.ratio)],
   ]);
   const t = r.edgeRatio[0]?.edge.topology;
   const title = t

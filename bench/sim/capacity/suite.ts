@@ -10,6 +10,7 @@
 import { resolve } from "node:path";
 import { formatTable } from "../../../sim/report/table.ts";
 import { parseCli, REPO_ROOT, UsageError } from "../args.ts";
+import { formatRatio } from "../edge/paired-stats.ts";
 import { formatSpread } from "../report/spread.ts";
 import { toJson, writeFile } from "../report/write.ts";
 import { capacityOf } from "./capacity-cli.ts";
@@ -134,7 +135,7 @@ function summaryTables(runs: readonly { name: string; result: CapacityResult }[]
     policy,
     ...runs.map(({ result }) => {
       const e = result.edgeRatio.find((x) => x.policy === policy)?.ratio;
-      return e ? `${e.mean.toFixed(3)} [${e.lo.toFixed(3)}, ${e.hi.toFixed(3)}]` : "-";
+      return e ? formatRatio(e) : "-";
     }),
   ]);
   const names = runs.map((r) => r.name);
@@ -165,10 +166,10 @@ export async function runSuite(argv: readonly string[], suite: string, outDir?: 
   const out = outDir ?? resolve(REPO_ROOT, "bench/results/capacity");
   const options = workloads.map((w) => ({
     w,
-    o: parseCli([
-      ...w.args.map((a) => (a.startsWith("bench/") ? resolve(REPO_ROOT, a) : a)),
-      ...common,
-    ]),
+    o: parseCli(
+      [...w.args.map((a) => (a.startsWith("bench/") ? resolve(REPO_ROOT, a) : a)), ...common],
+      "bench:capacity",
+    ),
   }));
   const started = performance.now();
   const pool = new ProbePool(options[0]?.o.threads ?? 0);

@@ -4,6 +4,7 @@
  * rest of the command line (trace, origins, load, limit, seeds, threads, json).
  */
 import { parseArgs } from "node:util";
+import { parseCommandLine } from "../../../sim/cli/cli-args.ts";
 import { type CliOptions, parseCli, UsageError } from "../args.ts";
 
 export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's --trace --origins --load --limit
@@ -94,11 +95,11 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
       else target.push(t.value);
     }
   }
-  const { values } = parseArgs({ args: mine, strict: true, options: EDGE_OPTIONS });
+  const { values } = parseCommandLine({ args: mine, options: EDGE_OPTIONS });
   if (!rest.some((a) => a === "--policies" || a.startsWith("--policies="))) {
     rest.push("--policies", "cost");
   }
-  const base = parseCli(rest);
+  const base = parseCli(rest, "bench:edge");
   if (base.policies.length !== 1) {
     throw new UsageError("--policies: bench:edge compares one policy (default cost)");
   }

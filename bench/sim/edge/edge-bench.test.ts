@@ -6,7 +6,7 @@ import { withSeed, workloadOf } from "../run/runner.ts";
 import { parseEdgeCli } from "./edge-args.ts";
 import { type EdgeSpec, runPair } from "./edge-pair.ts";
 import { runRate } from "./edge-rate.ts";
-import { meanInterval, ratioStats } from "./paired-stats.ts";
+import { formatRatio, meanInterval, ratioStats } from "./paired-stats.ts";
 import { assignIsolates, usersOf } from "./sessions.ts";
 import { Topology } from "./topology.ts";
 
@@ -39,6 +39,17 @@ describe("paired statistics", () => {
     const s = ratioStats([1, 3, 5], [2, 0, 5]);
     expect(s.n).toBe(2);
     expect(s.mean).toBe(0.75);
+  });
+
+  it("printed negative bounds for ratios with 2 seeds: no CI under 3 seeds, and never below 0 (issue 24)", () => {
+    const two = ratioStats([0.5, 1.5], [1, 1]);
+    expect(two.lo).toBe(0);
+    expect(formatRatio(two)).toBe("1.000 (0.500-1.500, 2 seeds, no CI)");
+    expect(formatRatio(ratioStats([1.02], [1]))).toBe("1.020 (1 seed, no CI)");
+    const three = ratioStats([0.2, 1, 3], [1, 1, 1]);
+    expect(meanInterval([0.2, 1, 3]).lo).toBeLessThan(0);
+    expect(formatRatio(three)).toMatch(/^1\.400 \[0\.000, \d+\.\d{3}\]$/);
+    expect(formatRatio(ratioStats([], []))).toBe("n/a");
   });
 });
 
@@ -82,8 +93,8 @@ describe("bench:edge options", () => {
   it("--help prints bench:edge's usage and exits 0 (it printed a stack trace)", () => {
     const cli = fileURLToPath(new URL("../edge.ts", import.meta.url));
     const run = spawnSync(process.execPath, [cli, "--help"], { encoding: "utf8" });
-    expect(run.stderr).toMatch(/^usage: npm run bench:edge/);
-    expect(run.stderr).toContain("--isolates N");
+    expect(run.stdout).toMatch(/^usage: npm run bench:edge/);
+    expect(run.stdout).toContain("--isolates N");
     expect(run.status).toBe(0);
   });
 

@@ -8,7 +8,7 @@ import { round } from "../../../sim/report/stats.ts";
 import { formatTable } from "../../../sim/report/table.ts";
 import type { SeedPair } from "./edge-pair.ts";
 import type { RateFigures } from "./edge-rate.ts";
-import { type RatioStats, ratioStats } from "./paired-stats.ts";
+import { formatRatio, type RatioStats, ratioStats } from "./paired-stats.ts";
 
 export interface PairSummary {
   label: string;
@@ -126,10 +126,6 @@ export function summarisePairs(label: string, pairs: readonly SeedPair[]): PairS
   };
 }
 
-/** Mean [95% CI]; n/a when no seed had the figure (e.g. an outage running past the replay). */
-const ci = (r: RatioStats) =>
-  r.n === 0 ? "n/a" : `${r.mean.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}]`;
-
 /** The paired table: one row per configuration. */
 export function pairTable(rows: readonly PairSummary[]): string {
   const quality = formatTable(
@@ -137,10 +133,10 @@ export function pairTable(rows: readonly PairSummary[]): string {
       r.label,
       String(r.seeds),
       `${r.hitRate.sync.toFixed(3)}/${r.hitRate.edge.toFixed(3)}`,
-      ci(r.hitRate.ratio),
-      ci(r.ttftP50.ratio),
-      ci(r.ttftP99.ratio),
-      ci(r.ttftMean),
+      formatRatio(r.hitRate.ratio),
+      formatRatio(r.ttftP50.ratio),
+      formatRatio(r.ttftP99.ratio),
+      formatRatio(r.ttftMean),
       `${r.imbalance10s.sync.toFixed(2)}/${r.imbalance10s.edge.toFixed(2)}`,
       `${r.hotOverBound.sync.toFixed(2)}/${r.hotOverBound.edge.toFixed(2)}`,
     ]),
@@ -194,10 +190,10 @@ export function pairTable(rows: readonly PairSummary[]): string {
             return [
               r.label,
               String(o.failed),
-              ci(o.hitRatio),
-              ci(o.objectHitRatio),
-              ci(o.p99Ratio),
-              ci(o.afterHitRatio),
+              formatRatio(o.hitRatio),
+              formatRatio(o.objectHitRatio),
+              formatRatio(o.p99Ratio),
+              formatRatio(o.afterHitRatio),
             ];
           }),
           {

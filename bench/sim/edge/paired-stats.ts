@@ -41,12 +41,32 @@ export function meanInterval(xs: readonly number[]): RatioStats {
   };
 }
 
-/** Per seed edge / sync, then their mean and 95% CI. A seed whose sync figure is 0 is skipped. */
+/**
+ * Per seed edge / sync, then their mean and 95% CI. A seed whose sync figure is 0 is skipped.
+ * The interval's low end is clamped at 0: a ratio of non-negative figures is never negative,
+ * though t's symmetric interval over a few noisy seeds reaches below it (2 seeds: t = 12.7).
+ */
 export function ratioStats(edge: readonly number[], sync: readonly number[]): RatioStats {
   const ratios: number[] = [];
   edge.forEach((e, i) => {
     const s = sync[i] as number;
     if (s !== 0) ratios.push(e / s);
   });
-  return meanInterval(ratios);
+  const stats = meanInterval(ratios);
+  return { ...stats, lo: Math.max(0, stats.lo) };
+}
+
+/** Seeds below which a 95% interval says nothing (2 seeds: the mean +- 12.7 standard errors). */
+export const MIN_SEEDS_FOR_CI = 3;
+
+/**
+ * A ratio for the tables: `mean [lo, hi]` (the 95% CI) from 3 seeds up; with fewer, the mean,
+ * the seeds' range and "no CI", never an interval too wide to mean anything; "n/a" without one.
+ */
+export function formatRatio(r: RatioStats): string {
+  if (r.n === 0) return "n/a";
+  const mean = r.mean.toFixed(3);
+  if (r.n >= MIN_SEEDS_FOR_CI) return `${mean} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}]`;
+  if (r.n === 1) return `${mean} (1 seed, no CI)`;
+  return `${mean} (${r.min.toFixed(3)}-${r.max.toFixed(3)}, ${r.n} seeds, no CI)`;
 }

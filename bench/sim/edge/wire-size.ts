@@ -3,8 +3,9 @@
  * value of the edge protocol's plain data, computed from the value alone. V8's own count depends
  * on how the engine happens to hold the value, which changes with the JIT's history: an array
  * an optimised `.map` built, or one a polymorphic keyed load transitioned, is holey and written
- * sparsely (a key before every element); an integer in a field V8 has widened to doubles is
- * written as 8 bytes. Two replays of one seed in one process then differed by a few bytes per
+ * sparsely (a key before every element); an integer in a field V8 has widened to doubles (because
+ * any object of the same shape, built before by any code, held a double there) is written as a
+ * double, 9 bytes, not 2. Two replays of one seed in one process then differed by a few bytes per
  * sync. This writes what V8 writes for the same value built afresh: arrays packed (dense), an
  * integer in int32 range as a small integer, except in an array of numbers of which one is not
  * (V8 holds that array as doubles), strings one byte per character when every character fits,

@@ -1,7 +1,8 @@
 /**
  * The self-contained HTML reports (inline CSS and SVG; no scripts, no external resources):
  * - one run: results table, TTFT CDF per policy, hit rate per policy against both oracles, and
- *   per-origin load over time for `prefix-hash` and `cost` (the hot-prefix picture);
+ *   per-origin load over time for `prefix-hash` and `cost`, those of them that ran (the
+ *   hot-prefix picture);
  * - a fleet sweep: hit rate and p99 TTFT per policy against the number of origins (means over
  *   seeds with `--seeds K`).
  */
@@ -94,6 +95,16 @@ function originLoad(r: BenchResult, policy: string): string {
   });
 }
 
+/** The hot-prefix picture: per-origin load for `prefix-hash` and `cost`, headed by those that ran. */
+function originLoads(r: BenchResult): string {
+  const shown = ["prefix-hash", "cost"].filter((p) => r.results.some((x) => x.policy === p));
+  if (shown.length === 0) return "";
+  return [
+    `<h2>Per-origin load: ${shown.join(" vs ")}</h2>`,
+    ...shown.map((p) => originLoad(r, p)),
+  ].join("\n");
+}
+
 /**
  * One run's page; with `overSeeds` (`--seeds K`), the spread table over every seed comes first
  * and the charts are the first seed's.
@@ -109,9 +120,7 @@ export function benchPage(r: BenchResult, overSeeds?: { seeds: number[]; table: 
     targets.length > 0 ? `<h2>Targets for cost</h2>${pre(targets)}` : "",
     `<h2>Time to first token</h2>${ttftCdf(r)}`,
     `<h2>Cache hits</h2>${hitRates(r)}`,
-    `<h2>Per-origin load: prefix-hash vs cost</h2>`,
-    originLoad(r, "prefix-hash"),
-    originLoad(r, "cost"),
+    originLoads(r),
     `<p class="note">Simulated fleet of ${r.origins} engines (${escapeXml(r.profile)}), driven by the ` +
       `router's own core; see bench/sim/README.md for the engine model and its sources.</p>`,
   ].join("\n");

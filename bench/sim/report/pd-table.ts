@@ -88,24 +88,55 @@ export function ratio(
 const show = (r: Ratio) => `${r.mean.toFixed(2)}x (${r.min.toFixed(2)}-${r.max.toFixed(2)})`;
 const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
 
-/** The targets for one policy: conditional P/D against the aggregated fleet and against always. */
+/**
+ * The workloads the targets are stated for (README's "Disaggregated prefill/decode"): long
+ * prompts, the conversation trace with outputs x4 at load 0.3; short prompts, Azure's
+ * conversation trace at load 0.5 or 0.35. A figure read on another workload says nothing about
+ * them.
+ */
+type PdWorkload = "long prompts" | "short prompts";
+const WORKLOADS_NAMED =
+  "targets are for long prompts (conversation_trace.jsonl --output-scale 4 --load 0.3) and " +
+  "short prompts (AzureLLMInferenceTrace_conv.csv --load 0.5 or 0.35)";
+
+function workloadOf(c: PdComparison): PdWorkload | null {
+  const r = c.runs[0]?.result;
+  if (r?.trace === "conversation_trace.jsonl" && r.outputScale === 4 && r.load === 0.3) {
+    return "long prompts";
+  }
+  if (r?.trace === "AzureLLMInferenceTrace_conv.csv" && (r.load === 0.5 || r.load === 0.35)) {
+    return "short prompts";
+  }
+  return null;
+}
+
+/**
+ * The targets for one policy on the workload it ran: conditional P/D against the aggregated
+ * fleet and against always. On a workload no target names, one line saying which they name.
+ */
 export function pdTargetLines(c: PdComparison, policy: string): string[] {
+  const workload = workloadOf(c);
+  if (workload === null) return [`none for this workload: ${WORKLOADS_NAMED}`];
   const out: string[] = [];
   const itl = ratio(c, policy, "conditional", "aggregated", (p) => p.itlMs.p99);
   const tpot = ratio(c, policy, "conditional", "aggregated", (p) => p.tpotMs.p99);
   const ttft = ratio(c, policy, "conditional", "aggregated", (p) => p.ttftMs.p90);
-  if (itl && tpot && ttft) {
+  if (itl && tpot && ttft && workload === "long prompts") {
     out.push(
       `long prompts: conditional p99 ITL <= 0.5x aggregated: ${show(itl)} -> ` +
         `${verdict(itl.mean <= 0.5)} (p99 TPOT ${show(tpot)})`,
       `long prompts: conditional p90 TTFT <= 1.2x aggregated: ${show(ttft)} -> ${verdict(ttft.mean <= 1.2)}`,
+    );
+  }
+  if (itl && ttft && workload === "short prompts") {
+    out.push(
       `short prompts: conditional no worse than aggregated (p90 TTFT and p99 ITL <= 1x): ` +
         `${show(ttft)}, ${show(itl)} -> ${verdict(ttft.mean <= 1 && itl.mean <= 1)}`,
     );
   }
   const always = ratio(c, policy, "conditional", "always", (p) => p.ttftMs.p90);
   const alwaysItl = ratio(c, policy, "conditional", "always", (p) => p.itlMs.p99);
-  if (always && alwaysItl) {
+  if (always && alwaysItl && workload === "short prompts") {
     out.push(
       `short prompts: conditional better than always (p90 TTFT < 1x always): ${show(always)} -> ` +
         `${verdict(always.mean < 1)} (p99 ITL ${show(alwaysItl)})`,

@@ -82,6 +82,17 @@ describe("reports", () => {
     expect(html).toContain("t&lt;x&gt;.jsonl");
   });
 
+  it("headed the per-origin load 'prefix-hash vs cost' when they were not run: names those that ran (issue 24)", () => {
+    expect(benchPage(RESULT)).toContain("<h2>Per-origin load: prefix-hash vs cost</h2>");
+    const costOnly = benchPage(
+      bench([policy("round-robin", 0.05, 2e4, 9e4), policy("cost", 0.19, 1900, 15_000)]),
+    );
+    expect(costOnly).toContain("<h2>Per-origin load: cost</h2>");
+    expect(costOnly).not.toContain("prefix-hash");
+    const neither = benchPage(bench([policy("round-robin", 0.05, 2e4, 9e4)]));
+    expect(neither).not.toContain("Per-origin load");
+  });
+
   it("renders the fleet sweep", () => {
     const html = fleetPage({
       sizes: [2, 4],

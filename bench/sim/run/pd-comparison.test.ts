@@ -45,8 +45,7 @@ describe("P/D comparison", () => {
       Math.min((c1 as number) / (a1 as number), (c2 as number) / (a2 as number)),
       3,
     );
-    expect(pdTargetLines(c, "cost")[0]).toMatch(
-      /conditional p99 ITL <= 0.5x aggregated: .* -> (met|MISSED)/,
-    );
+    // Load 0.8 on 48 requests is no workload the targets name (report/pd-table.test.ts).
+    expect(pdTargetLines(c, "cost")).toEqual([expect.stringMatching(/^none for this workload/)]);
   }, 60_000);
 });

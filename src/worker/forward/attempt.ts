@@ -20,6 +20,8 @@ import { readWithin } from "./read-within.ts";
 
 export interface AttemptRequest {
   readonly path: string;
+  /** The URL the client asked for: its scheme and host become `X-Forwarded-Proto`/`-Host`. */
+  readonly url: string;
   readonly headers: Headers;
   /** The client's bytes, or a P/D leg's body the router built (pd/leg-bodies.ts). */
   readonly body: ArrayBuffer | Uint8Array<ArrayBuffer> | string;
@@ -84,7 +86,12 @@ export async function attempt(
   origin: OriginSettings,
   request: AttemptRequest,
 ): Promise<AttemptResult> {
-  const headers = originHeaders(request.headers, originKey(env, origin), request.requestId);
+  const headers = originHeaders(
+    request.headers,
+    originKey(env, origin),
+    request.requestId,
+    request.url,
+  );
   for (const [name, value] of Object.entries(request.routerHeaders ?? {})) headers.set(name, value);
   const init: RequestInit = { method: "POST", headers, body: request.body, redirect: "manual" };
   const controller = new AbortController();

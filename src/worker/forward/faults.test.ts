@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { RequestLogLine } from "../request-record/request-record.ts";
-import { REDIRECT_LOCATION, STEERING_HEADERS } from "../test/fixture.ts";
+import { FORWARDING_HEADERS, REDIRECT_LOCATION, STEERING_HEADERS } from "../test/fixture.ts";
 import {
   aborted,
   chat,
@@ -242,6 +242,25 @@ describe("headers toward origins", () => {
     const seen = JSON.parse(res.headers.get("x-test-received") ?? "{}");
     expect(seen["x-custom"]).toBe("kept");
     for (const name of STEERING_HEADERS) expect(seen[name], name).toBeUndefined();
+    await res.text();
+    await settled("headers");
+  });
+
+  it("the client's Forwarded, X-Forwarded-* and X-Original-URL passed unchanged: the origin gets the router's (issue 24)", async () => {
+    const claims = Object.fromEntries(FORWARDING_HEADERS.map((name) => [name, "6.6.6.6"]));
+    const res = await chat("headers", hello, {
+      headers: { ...claims, "x-original-url": "/admin", "cf-connecting-ip": "203.0.113.9" },
+    });
+    expect(res.status).toBe(200);
+    const seen = JSON.parse(res.headers.get("x-test-received") ?? "{}");
+    expect(seen).toMatchObject({
+      "x-forwarded-for": "203.0.113.9",
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "router.test",
+    });
+    for (const name of ["forwarded", "x-forwarded-port", "x-original-url", "x-real-ip"]) {
+      expect(seen[name], name).toBeUndefined();
+    }
     await res.text();
     await settled("headers");
   });

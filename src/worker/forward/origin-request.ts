@@ -6,6 +6,11 @@
  * too, and so does every header that tells a serving stack behind the origin where to send or
  * fetch work: llm-d's decode sidecar, for one, pulls KV cache from whatever host
  * `x-prefiller-host-port` names, so a client copy would be an SSRF into the GPU network.
+ * A name is matched with `_` read as `-`: servers that map headers to CGI-style variables
+ * (`HTTP_X_PREFILLER_HOST_PORT`), and proxies set to, treat the two spellings as one header.
+ * The forwarding headers (`Forwarded`, `X-Forwarded-*`, `X-Original-*`, ...) are the router's:
+ * it sets `X-Forwarded-For`, `-Proto` and `-Host` from what the platform tells it, never
+ * relaying a client's claim about its own address or the URL it asked for.
  */
 import type { OriginSettings } from "../../core/settings/settings-schema.ts";
 import { ApiError } from "../errors/api-error.ts";
@@ -79,15 +84,25 @@ const STEERING_PREFIXES = [
   "x-smg-",
   "x-envoy-",
 ];
+/**
+ * What a proxy claims about the client and the URL it asked for (RFC 7239's `Forwarded`; the
+ * de facto `X-Forwarded-*`; `X-Real-IP` and `True-Client-IP`; IIS's and Symfony's
+ * `X-Original-URL` and `X-Rewrite-URL`, which rewrite the path an app serves): a client's copy
+ * would let it pose as another address or reach a path the router did not route.
+ */
+const FORWARDING = ["forwarded", "x-real-ip", "true-client-ip", "x-client-ip", "x-rewrite-url"];
+const FORWARDING_PREFIXES = ["x-forwarded-", "x-original-"];
 /** Cloudflare's headers and the router's own request headers. */
 const EDGE_PREFIXES = ["cf-", "x-router-"];
-const DROPPED_PREFIXES = [...STEERING_PREFIXES, ...EDGE_PREFIXES];
+const DROPPED_PREFIXES = [...STEERING_PREFIXES, ...FORWARDING_PREFIXES, ...EDGE_PREFIXES];
 /** Every client header that never reaches the origin by its name alone. */
-const DROPPED_NAMES = new Set([...HOP_BY_HOP, ...CLIENT_ONLY, ...STEERING]);
+const DROPPED_NAMES = new Set([...HOP_BY_HOP, ...CLIENT_ONLY, ...STEERING, ...FORWARDING]);
 
 /**
  * Whether a name of `headers` goes: `dropped` names it, or the sender listed it in Connection
- * (hop-by-hop too; lowercase, as Headers yields names).
+ * (hop-by-hop too; lowercase, as Headers yields names). workerd's HTTP layer (KJ's connection
+ * headers) consumes a client's Connection before the Worker runs, so this sees one only from a
+ * caller without HTTP: a service binding, the tests (docs/api.md).
  */
 function dropping(headers: Headers, dropped: (name: string) => boolean): (name: string) => boolean {
   const connection = headers.get("connection");
@@ -107,8 +122,10 @@ function without(headers: Headers, dropped: (name: string) => boolean): Headers 
   return copy;
 }
 
-const notForOrigin = (name: string): boolean =>
-  DROPPED_NAMES.has(name) || DROPPED_PREFIXES.some((prefix) => name.startsWith(prefix));
+function notForOrigin(name: string): boolean {
+  const dashed = name.replaceAll("_", "-");
+  return DROPPED_NAMES.has(dashed) || DROPPED_PREFIXES.some((prefix) => dashed.startsWith(prefix));
+}
 
 /** The origin's endpoint for `path`; a base URL already ending in `/v1` is not doubled. */
 export function originUrl(base: string, path: string): string {
@@ -133,20 +150,34 @@ export function originKey(env: Env, origin: OriginSettings): string | undefined 
   );
 }
 
+/**
+ * The headers for the origin: the client's that pass, the origin's key, the request id, and the
+ * forwarding headers from what the platform tells the Worker: the client's address from
+ * `cf-connecting-ip` (which Cloudflare sets and a client cannot), the scheme and host from the
+ * URL the client asked for (`clientUrl`).
+ */
 export function originHeaders(
   client: Headers,
   apiKey: string | undefined,
   requestId: string,
+  clientUrl: string,
 ): Headers {
   const headers = without(client, notForOrigin);
   if (apiKey !== undefined) headers.set("authorization", `Bearer ${apiKey}`);
   headers.set("x-request-id", requestId);
+  const address = client.get("cf-connecting-ip");
+  if (address !== null) headers.set("x-forwarded-for", address);
+  const url = new URL(clientUrl);
+  headers.set("x-forwarded-proto", url.protocol.slice(0, -1));
+  headers.set("x-forwarded-host", url.host);
   return headers;
 }
 
 /** A 431 when the client headers the origin would get are more than any origin takes. */
 export function checkForwardedHeaders(client: Headers): void {
-  // The block originHeaders(client, undefined, "") makes (`name: value\r\n` each), uncopied.
+  // The block of the client's headers originHeaders(client, undefined, "", url) passes, with
+  // the request id (`name: value\r\n` each), uncopied. The forwarding headers the router adds
+  // take some hundred bytes at most, well within the room the limit leaves.
   const drops = dropping(client, notForOrigin);
   let bytes = "x-request-id".length + 4;
   for (const [name, value] of client) {

@@ -31,6 +31,23 @@ export const STEERING_HEADERS = [
   "x-envoy-original-dst-host",
   "x-api-key",
   "api-key",
+  // Underscore spellings, which CGI-style servers and some proxies read as the dashed names.
+  "x_prefiller_host_port",
+  "x_api_key",
+] as const;
+
+/**
+ * Forwarding headers: a client's copies must not arrive; the router sets `x-forwarded-for`,
+ * `-proto` and `-host` itself. The test origins echo them.
+ */
+export const FORWARDING_HEADERS = [
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-proto",
+  "x-forwarded-host",
+  "x-forwarded-port",
+  "x-original-url",
+  "x-real-ip",
 ] as const;
 
 /** A request as a test origin received it (`GET /_received/<name>` lists them). */

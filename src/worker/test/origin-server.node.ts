@@ -28,6 +28,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import {
   CACHED_TOKENS,
+  FORWARDING_HEADERS,
   REDIRECT_LOCATION,
   type ReceivedRequest,
   STEERING_HEADERS,
@@ -45,6 +46,7 @@ function received(req: IncomingMessage, body: Buffer): Record<string, string> {
     "x-hop",
     "x-custom",
     ...STEERING_HEADERS,
+    ...FORWARDING_HEADERS,
   ];
   const kept = Object.fromEntries(
     names.flatMap((name) => {

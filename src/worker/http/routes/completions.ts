@@ -109,6 +109,7 @@ function completionsHandler(
       routed,
       request: {
         path: c.req.path,
+        url: c.req.url,
         headers: c.req.raw.headers,
         body: bytes,
         requestId: c.get("requestId"),
