@@ -1,5 +1,42 @@
 import { describe, expect, it } from "vitest";
-import { engineEvent, MAX_KV_HASHES } from "./engine-events.ts";
+import { engineEvent, MAX_KV_HASHES, onlyMeasurements } from "./engine-events.ts";
+
+describe("prefill-rate", () => {
+  it("accepts a measured speed over a count of tokens", () => {
+    const event = { type: "prefill-rate", tokensPerSecond: 562.4, tokens: 3100 };
+    expect(engineEvent.parse(event)).toEqual(event);
+  });
+
+  it.each([
+    ["a zero speed", { type: "prefill-rate", tokensPerSecond: 0, tokens: 1 }, "tokensPerSecond"],
+    [
+      "an infinite speed",
+      { type: "prefill-rate", tokensPerSecond: Number.POSITIVE_INFINITY, tokens: 1 },
+      "tokensPerSecond",
+    ],
+    ["no tokens", { type: "prefill-rate", tokensPerSecond: 500, tokens: 0 }, "tokens"],
+    ["fractional tokens", { type: "prefill-rate", tokensPerSecond: 500, tokens: 1.5 }, "tokens"],
+    [
+      "an unknown field",
+      { type: "prefill-rate", tokensPerSecond: 500, tokens: 9, seconds: 1 },
+      undefined,
+    ],
+  ])("rejects %s", (_name, event, field) => {
+    const result = engineEvent.safeParse(event);
+    expect(result.success).toBe(false);
+    if (field) expect(result.error?.issues[0]?.path[0]).toBe(field);
+  });
+});
+
+describe("onlyMeasurements", () => {
+  it("is true for load and prefill-rate alone, false once a batch changes state", () => {
+    const load = { type: "load", running: 1, waiting: 0, kvUsage: 0.1 } as const;
+    const rate = { type: "prefill-rate", tokensPerSecond: 500, tokens: 9 } as const;
+    expect(onlyMeasurements([load, rate])).toBe(true);
+    expect(onlyMeasurements([load, { type: "cache-reset" }])).toBe(false);
+    expect(onlyMeasurements([rate, { type: "health", status: "down" }])).toBe(false);
+  });
+});
 
 describe("kv events", () => {
   it("accept a stored run after a parent or at the root, and removed blocks", () => {

@@ -84,6 +84,8 @@ interface LiveClaim {
 /** What this coordinator last applied of the root's engine state, per origin. */
 interface EngineSeen {
   seq: number;
+  /** The last prefill-rate number applied (the root numbers both in one sequence). */
+  rateSeq: number;
   health: Health;
   capacity: number | null;
   resets: number;
@@ -223,7 +225,7 @@ export class EdgeCoordinator {
       if (!seen) {
         // Resets counted before this coordinator heard of them are forgotten here too (its
         // restored index may predate them): at worst an origin's claims are dropped once.
-        seen = { seq: -1, health: "up", capacity: null, resets: 0 };
+        seen = { seq: -1, rateSeq: -1, health: "up", capacity: null, resets: 0 };
         this.#seen.set(e.id, seen);
       }
       const events: EngineEvent[] = [];
@@ -238,6 +240,11 @@ export class EdgeCoordinator {
         seen.seq = e.load.seq;
         const { running, waiting, kvUsage, ageMs } = e.load;
         this.#router.ingest(e.id, [{ type: "load", running, waiting, kvUsage }], now - ageMs);
+      }
+      if (e.prefillRate && e.prefillRate.seq > seen.rateSeq) {
+        seen.rateSeq = e.prefillRate.seq;
+        const { tokensPerSecond, tokens, ageMs } = e.prefillRate;
+        this.#router.ingest(e.id, [{ type: "prefill-rate", tokensPerSecond, tokens }], now - ageMs);
       }
     }
   }
@@ -358,6 +365,7 @@ export class EdgeCoordinator {
         prefillingTokens: load.prefillingTokens + (o?.prefillingTokens ?? 0),
         queuedPrefillTokens: load.queuedPrefillTokens + (o?.queuedPrefillTokens ?? 0),
         engine,
+        measuredPrefill: load.measuredPrefill,
         health: load.health,
         eligible: load.eligible,
         capacity,

@@ -15,7 +15,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { EdgeRoot } from "../../core/edge/edge-root.ts";
 import type { RootAnswer, RootReport } from "../../core/edge/sync-protocol.ts";
-import type { EngineEventBatch } from "../../core/engine-events.ts";
+import { type EngineEventBatch, onlyMeasurements } from "../../core/engine-events.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { ObjectStart } from "../pool-object/object-start.ts";
@@ -74,7 +74,7 @@ export class RootObject extends DurableObject<Env> {
     if (verdict !== "apply") return verdict;
     if (!root.ingest(origin, events, now)) return "unknown-origin";
     this.#batches.record(origin, id, at, now);
-    if (events.some((e) => e.type !== "load")) this.#boot.store?.saveMark(origin, { id, at });
+    if (!onlyMeasurements(events)) this.#boot.store?.saveMark(origin, { id, at });
     return "applied";
   }
 

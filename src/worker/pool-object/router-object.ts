@@ -31,7 +31,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { Admission, type Settled } from "../../core/admission/admission.ts";
-import type { EngineEventBatch } from "../../core/engine-events.ts";
+import { type EngineEventBatch, onlyMeasurements } from "../../core/engine-events.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
@@ -242,8 +242,8 @@ export class RouterObject extends DurableObject<Env> {
     if (!router.ingest(origin, events, now)) return "unknown-origin";
     this.#batches.record(origin, id, at, now);
     this.#pump();
-    // Load reports change no snapshot content; saving for them would write every few seconds.
-    if (events.some((e) => e.type !== "load")) {
+    // Measurements change no snapshot content; saving for them would write every few seconds.
+    if (!onlyMeasurements(events)) {
       this.#boot.store?.saveMark(origin, { id, at });
       this.#touch();
     }
