@@ -13,6 +13,7 @@ describe("readEngineMetrics", () => {
       kvUsage: 0.375,
       kvCapacityTokens: 2 * 16 * 29000,
       lifeCounter: 200000,
+      prefill: null,
     });
   });
 
@@ -23,6 +24,7 @@ describe("readEngineMetrics", () => {
       kvUsage: 0.3,
       kvCapacityTokens: 450000,
       lifeCounter: 1000,
+      prefill: null,
     });
   });
 

@@ -6,16 +6,27 @@
  * - restart (the engine's life counter went backwards, or it was down and came back): a
  *   cache-reset, because a restarted engine has an empty prefix cache; one failed scrape alone
  *   is not a restart (a counter going backwards will tell if it was);
- * - health: down after `downAfter` failed checks in a row, up again on the next good scrape.
+ * - health: down after `downAfter` failed checks in a row, up again on the next good scrape;
+ * - prefill-rate (engines exporting prefill counters: llama.cpp): the prompt tokens prefilled
+ *   since the last rate over the seconds they took, once those seconds reach
+ *   `MIN_PREFILL_SECONDS` (the engine prints its seconds to a millisecond: a shorter span is
+ *   mostly rounding). A restart, or either counter going backwards, starts the span afresh.
  */
 import type { EngineEvent } from "../../src/core/engine-events.ts";
-import type { EngineSample } from "./engine-metrics.ts";
+import type { EngineSample, PrefillCounters } from "./engine-metrics.ts";
+
+/** Prefill seconds a measured rate spans at least. */
+export const MIN_PREFILL_SECONDS = 0.1;
+/** The webhook's bound on a rate (engine-events.ts). */
+const MAX_RATE = 1e9;
 
 export type Observation = { ok: true; sample: EngineSample } | { ok: false };
 
 export class ReporterState {
   #capacity: number | null = null;
   #life: number | null = null;
+  /** The counters at the start of the current prefill span. */
+  #prefillFrom: PrefillCounters | null = null;
   #failures = 0;
   #down = false;
   readonly downAfter: number;
@@ -35,8 +46,15 @@ export class ReporterState {
     }
     const { sample } = observation;
     const events: EngineEvent[] = [];
+    const from = this.#prefillFrom;
+    const prefill = sample.prefill;
+    const countersFell =
+      from !== null &&
+      prefill !== null &&
+      (prefill.tokens < from.tokens || prefill.seconds < from.seconds);
     const restarted =
       this.#down ||
+      countersFell ||
       (this.#life !== null && sample.lifeCounter !== null && sample.lifeCounter < this.#life);
     if (restarted) events.push({ type: "cache-reset" });
     if (this.#down) events.push({ type: "health", status: "up" });
@@ -49,6 +67,20 @@ export class ReporterState {
       waiting: sample.waiting,
       kvUsage: sample.kvUsage,
     });
+    if (restarted || from === null || prefill === null) {
+      this.#prefillFrom = prefill;
+    } else {
+      const tokens = Math.round(prefill.tokens - from.tokens);
+      const seconds = prefill.seconds - from.seconds;
+      if (seconds >= MIN_PREFILL_SECONDS && tokens >= 1) {
+        events.push({
+          type: "prefill-rate",
+          tokensPerSecond: Math.min(MAX_RATE, tokens / seconds),
+          tokens,
+        });
+        this.#prefillFrom = prefill;
+      }
+    }
     this.#capacity = sample.kvCapacityTokens ?? this.#capacity;
     this.#life = sample.lifeCounter;
     this.#failures = 0;

@@ -1,7 +1,7 @@
 /**
  * The reporter loop: every interval, check the engine's `/health`, scrape its `/metrics`, turn
  * what changed into webhook events and deliver them, signed, to the router. Runs beside each
- * vLLM or SGLang server (`npm run reporter`), and inside `npm start` beside each simulated engine.
+ * vLLM, SGLang or llama.cpp server (`npm run reporter`), and inside `npm start` beside each simulated engine.
  */
 import { Delivery, type DeliveryOptions } from "./deliver.ts";
 import { type EngineKind, readEngineMetrics } from "./engine-metrics.ts";
