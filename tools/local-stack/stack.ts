@@ -3,7 +3,9 @@
  * simulator's engine model), `wrangler dev` (the real Worker and Durable Object, local KV and
  * storage), and a reporter per engine posting signed load webhooks to the router, exactly as in
  * production. Used by `npm start` and by the end-to-end tests. Engines may be sides of P/D pairs
- * (`engines`, `pdFleet`): their origin settings then carry the role and protocol.
+ * (`engines`, `pdFleet`): their origin settings then carry the role and protocol. The stack can
+ * also front engines it did not start (`external`, e.g. real llama-servers): they join the origin
+ * settings, and whoever started them stops them.
  */
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -22,12 +24,24 @@ export interface EngineSpec {
   readonly pd?: PdEngineOptions;
 }
 
+/** An engine the stack fronts but did not start (no reporter of the stack's posts its load). */
+export interface ExternalEngine {
+  readonly id: string;
+  readonly url: string;
+  /** Its origin settings' speed; default the pool's. */
+  readonly prefillTokensPerSecond?: number;
+  /** Its origin settings' cache size; default the pool's (engine-reported cached tokens correct it). */
+  readonly kvCapacityTokens?: number;
+}
+
 export interface StackOptions {
   /** Project root (where wrangler.toml is). */
   root: string;
   /** Engines `gpu-a`, `gpu-b`, ... that serve whole requests, unless `engines` says otherwise. */
   origins: number;
   engines?: readonly EngineSpec[];
+  /** Engines already running elsewhere, after the simulated ones in `originSettings()`. */
+  external?: readonly ExternalEngine[];
   profile: EngineProfile;
   /** Simulated GPU time runs this many times faster than the wall clock. */
   timeScale: number;
@@ -54,7 +68,7 @@ export interface Stack {
   engines: StackEngine[];
   /**
    * Origin settings for a pool over this stack's engines (speeds in wall-clock terms), all of
-   * them or those `ids` names; a P/D engine's say its role and protocol.
+   * them or those `ids` names, simulated then external; a P/D engine's say its role and protocol.
    */
   originSettings(ids?: readonly string[]): OriginInput[];
   putSettings(doc: SettingsInput): Promise<void>;
@@ -156,9 +170,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     routerUrl,
     secrets,
     engines,
-    originSettings: (ids) =>
-      engines
-        .filter((e) => ids === undefined || ids.includes(e.id))
+    originSettings: (ids) => {
+      const wanted = (id: string) => ids === undefined || ids.includes(id);
+      const simulated: OriginInput[] = engines
+        .filter((e) => wanted(e.id))
         .map((e) => ({
           id: e.id,
           url: e.url,
@@ -167,7 +182,17 @@ export async function startStack(options: StackOptions): Promise<Stack> {
             options.profile.prefillTokensPerSecond * options.timeScale,
           ),
           ...pdSettings(e),
-        })),
+        }));
+      const external: OriginInput[] = (options.external ?? [])
+        .filter((e) => wanted(e.id))
+        .map(({ id, url, prefillTokensPerSecond, kvCapacityTokens }) => ({
+          id,
+          url,
+          ...(prefillTokensPerSecond !== undefined ? { prefillTokensPerSecond } : {}),
+          ...(kvCapacityTokens !== undefined ? { kvCapacityTokens } : {}),
+        }));
+      return [...simulated, ...external];
+    },
     async putSettings(doc) {
       const res = await fetch(`${routerUrl}/admin/settings`, {
         method: "PUT",
