@@ -28,6 +28,17 @@ describe("readEngineMetrics", () => {
     });
   });
 
+  it("reads llama.cpp's names (a real scrape: two requests prefilling, one deferred)", () => {
+    expect(readEngineMetrics(fixture("llamacpp-metrics.txt"), "llamacpp")).toEqual({
+      running: 2,
+      waiting: 1,
+      kvUsage: 0,
+      kvCapacityTokens: null,
+      lifeCounter: 17,
+      prefill: { tokens: 2956, seconds: 20.068 },
+    });
+  });
+
   it("accepts vLLM's deprecated gpu_cache_usage_perc", () => {
     const old = fixture("vllm-metrics.txt").replaceAll(
       "vllm:kv_cache_usage_perc",
