@@ -1,0 +1,113 @@
+/**
+ * Real llama-servers on this machine's CPU, set up for trace replays (`npm start -- --engines
+ * llama`, `npm run bench:real`): the bench model, the engine flags, how trace prompts shrink to
+ * what a CPU prefills in seconds, and the engines' speed measured once at start (one prompt on
+ * one idle engine, from its own counters), from which the replay's pacing and the origins'
+ * settings follow.
+ *
+ * Sizes: the bench model prefills ~200-600 tokens/s per thread here (less when the machine is
+ * shared), one token per byte. Each 512-token block of a trace becomes 16 bytes, so a median
+ * Mooncake conversation turn (~8,700 tokens) is ~270 bytes and a p90 one ~850, cut at 2,048:
+ * a cold prefill takes a second or a few, a cached one a few tens of ms. Each engine keeps
+ * two slots and a 32 MiB `--cache-ram` (~4,000 tokens of this model's KV): a few
+ * conversations, so the cache is under real pressure when every engine sees every
+ * conversation (round-robin) and holds its share when conversations stay put.
+ */
+import { availableParallelism } from "node:os";
+import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
+import type { ScheduleOptions } from "../start/schedule.ts";
+import { type LlamaFleet, startLlamaFleet, threadsPerEngine } from "./llama-fleet.ts";
+import { findLlamaServer } from "./llama-server.ts";
+import { ensureModel, MODEL_SHAPES } from "./model.ts";
+
+/** How trace prompts are shrunk and counted for these engines (schedule.ts). */
+export const CPU_PROMPTS = {
+  bytesPerBlock: 16,
+  maxPromptBytes: 2048,
+  bytesPerToken: 1,
+} as const satisfies Partial<ScheduleOptions>;
+
+/**
+ * Pool settings for these prompts: 64-byte chunks (the least the settings allow), so a prompt
+ * of a few hundred bytes still spans several chunks the index can match.
+ */
+export const CPU_POOL = { chunkBytes: 64 } as const;
+
+export const CPU_ENGINE = { slots: 2, ctxTokens: 8192, cacheRamMiB: 32 } as const;
+
+/** KV bytes per token of the bench model in llama.cpp's default f16 cache. */
+export function kvBytesPerToken(): number {
+  const s = MODEL_SHAPES.bench;
+  return s.layers * s.kvHeads * (s.dim / s.heads) * 2 * 2;
+}
+
+/** Engine tokens an engine keeps cached: its `--cache-ram` and its slots' own context. */
+export function cachedTokensPerEngine(): number {
+  return Math.floor((CPU_ENGINE.cacheRamMiB * 2 ** 20) / kvBytesPerToken()) + CPU_ENGINE.ctxTokens;
+}
+
+export interface CpuEngines {
+  fleet: LlamaFleet;
+  /** One engine's prefill speed alone on the machine, engine tokens per second. */
+  engineTokensPerSecond: number;
+  /** The fleet's, all engines busy: one engine's times the cores they can use at once. */
+  fleetTokensPerSecond: number;
+  /** Cores the engines' threads can use at once. */
+  cores: number;
+}
+
+/** Prefill one fresh prompt on an idle engine; its prompt tokens over seconds, from /metrics. */
+async function probe(url: string): Promise<number> {
+  const read = async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)`, "m"))?.[1]);
+    return {
+      tokens: value("llamacpp:prompt_tokens_total"),
+      seconds: value("llamacpp:prompt_seconds_total"),
+    };
+  };
+  const before = await read();
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      messages: [{ role: "user", content: "calibration prompt; ".repeat(40) }],
+      max_tokens: 1,
+    }),
+  });
+  if (!res.ok) throw new Error(`probe of ${url}: ${res.status} ${await res.text()}`);
+  await res.json();
+  const after = await read();
+  return (after.tokens - before.tokens) / Math.max(1e-3, after.seconds - before.seconds);
+}
+
+/** Start `count` engines (fails with what is missing when there is no llama-server). */
+export async function startCpuEngines(
+  count: number,
+  log?: (line: string) => void,
+): Promise<CpuEngines> {
+  const found = findLlamaServer();
+  if ("missing" in found) throw new Error(`${found.missing} (set LLAMA_SERVER to its path)`);
+  const model = await ensureModel({ size: "bench" });
+  const threads = threadsPerEngine(count);
+  const cores = Math.min(availableParallelism(), count * threads);
+  const options = { binary: found.path, model, count, threads, ...CPU_ENGINE, log };
+  const first = await startLlamaFleet({ ...options, count: 1 });
+  let engineTokensPerSecond: number;
+  try {
+    engineTokensPerSecond = await probe(first.servers[0]?.url as string);
+  } finally {
+    await first.stop();
+  }
+  const fleetTokensPerSecond = engineTokensPerSecond * cores;
+  // The router's settings count ~4 bytes per token: the engines' speed in those tokens, shared.
+  const prefillTokensPerSecond = Math.max(
+    1,
+    Math.round((fleetTokensPerSecond / count) * (CPU_PROMPTS.bytesPerToken / BYTES_PER_TOKEN)),
+  );
+  const kvCapacityTokens = Math.round(
+    cachedTokensPerEngine() * (CPU_PROMPTS.bytesPerToken / BYTES_PER_TOKEN),
+  );
+  const fleet = await startLlamaFleet({ ...options, prefillTokensPerSecond, kvCapacityTokens });
+  return { fleet, engineTokensPerSecond, fleetTokensPerSecond, cores };
+}
