@@ -6,7 +6,8 @@
  * - restart (the engine's life counter went backwards, or it was down and came back): a
  *   cache-reset, because a restarted engine has an empty prefix cache; one failed scrape alone
  *   is not a restart (a counter going backwards will tell if it was);
- * - health: down after `downAfter` failed checks in a row, up again on the next good scrape;
+ * - health: down after `downAfter` failed health checks in a row, up again on the next good
+ *   scrape; an engine whose /health answers but whose /metrics does not is busy, not failing;
  * - prefill-rate (engines exporting prefill counters: llama.cpp): the prompt tokens prefilled
  *   since the last rate over the seconds they took, once those seconds reach
  *   `MIN_PREFILL_SECONDS` (the engine prints its seconds to a millisecond: a shorter span is
@@ -20,7 +21,8 @@ export const MIN_PREFILL_SECONDS = 0.1;
 /** The webhook's bound on a rate (engine-events.ts). */
 const MAX_RATE = 1e9;
 
-export type Observation = { ok: true; sample: EngineSample } | { ok: false };
+/** A scrape, or none: `alive` when /health answered but /metrics did not (the engine is busy). */
+export type Observation = { ok: true; sample: EngineSample } | { ok: false; alive?: boolean };
 
 export class ReporterState {
   #capacity: number | null = null;
@@ -36,6 +38,11 @@ export class ReporterState {
   }
 
   observe(observation: Observation): EngineEvent[] {
+    if (!observation.ok && observation.alive) {
+      // Healthy but too busy to be scraped: nothing to report, and no step towards down.
+      if (!this.#down) this.#failures = 0;
+      return [];
+    }
     if (!observation.ok) {
       this.#failures++;
       if (!this.#down && this.#failures >= this.downAfter) {
