@@ -1,8 +1,13 @@
 /**
  * The simulator on a real run's requests: the same prompts (hashed as the Worker hashes them),
  * the same arrival times and output lengths, a fleet of the same size, and an engine profile
- * fitted to the real engines: prefill and decode speed from their counters (engine-counters.ts),
- * cache size from `--cache-ram` and the slots' context, concurrency from the slots.
+ * fitted to the real engines: prefill and decode speed from their counters (engine-counters.ts)
+ * over one request on an idle engine, times the share of the cores each engine has when all
+ * are busy; cache size from `--cache-ram` and the slots' context; concurrency from the slots.
+ * Not the counters over the run: there each request's time counts whole even when it shared a
+ * batch with other slots' prompts and decodes, so they give what one request saw (a decode
+ * step waiting out another slot's prefill batch), and the simulator would count the sharing
+ * twice.
  *
  * Units: the simulator counts the router's tokens (4 bytes each), the bench model one token per
  * byte; the profile's speeds and sizes are converted, so times and cached fractions compare.
@@ -11,10 +16,9 @@
  * prompts in host memory (a request takes the slot or saved prompt sharing the longest prefix),
  * not vLLM's paged blocks with a shared LRU; a prefix common to several saved prompts is stored
  * once per prompt there and once here, so the simulator holds more for the same size. Its
- * engines are independent, where the real ones share the machine's cores; the counters' prefill
- * speed is what one request saw (two slots prefilling at once each count the whole time), and
- * the profile's linear speed folds in attention. bench/sim/README.md, "bench:real", says what
- * the gaps come to.
+ * engines are independent, where the real ones share the machine's cores (an idle engine's
+ * core goes to the busy ones: the fitted speed is the all-busy one), and the profile's linear
+ * speed folds in attention. bench/sim/README.md, "bench:real", says what the gaps come to.
  */
 import type { EngineProfile } from "../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
@@ -25,11 +29,13 @@ import { simulatePolicy } from "../sim/run/fleet-sim.ts";
 import { informationOf } from "../sim/run/information.ts";
 import type { PolicyResult } from "../sim/run/result-types.ts";
 import type { Workload } from "../sim/workload/workload.ts";
-import type { EngineCounters } from "./engine-counters.ts";
 
 /** What the real engines were and did, in their own tokens (one per byte). */
 export interface RealEngines {
-  counters: EngineCounters;
+  /** Each engine's prefill speed with all engines busy, engine tokens per second. */
+  prefillTokensPerSecond: number;
+  /** Each engine's decode step with all engines busy, ms. */
+  decodeMsPerToken: number;
   /** Tokens each engine keeps cached (`--cache-ram` and its slots' context). */
   cachedTokens: number;
   slots: number;
@@ -42,13 +48,13 @@ export interface RealEngines {
 /** The fitted profile, in the router's tokens. */
 export function fittedProfile(e: RealEngines): EngineProfile {
   const perRouterToken = BYTES_PER_TOKEN * e.tokensPerByte;
-  const prefill = e.counters.promptTokens / Math.max(1e-9, e.counters.promptSeconds);
-  const decodeMs = (1000 * e.counters.decodeSeconds) / Math.max(1, e.counters.decodeTokens);
+  const prefill = e.prefillTokensPerSecond;
+  const decodeMs = e.decodeMsPerToken;
   return {
     name: "llama.cpp fitted",
     model: "bench-real",
     source:
-      `llama-server's counters: ${Math.round(prefill)} prompt tokens/s, ` +
+      `llama-server's counters (alone, shared out): ${Math.round(prefill)} prompt tokens/s, ` +
       `${decodeMs.toFixed(1)} ms per output token; ${e.cachedTokens} cached tokens, ${e.slots} slots`,
     prefillTokensPerSecond: prefill / perRouterToken,
     // The measured speed is an average over the run's prompts, attention included.

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { EngineCounters } from "./engine-counters.ts";
 import { fittedProfile } from "./fitted-sim.ts";
 import { type Figures, targets } from "./real-report.ts";
 
@@ -39,14 +38,9 @@ describe("bench:real targets", () => {
 
 describe("fittedProfile", () => {
   it("converts the engines' byte tokens to the router's 4-byte tokens", () => {
-    const counters: EngineCounters = {
-      promptTokens: 6000,
-      promptSeconds: 20,
-      decodeTokens: 100,
-      decodeSeconds: 3,
-    };
     const p = fittedProfile({
-      counters,
+      prefillTokensPerSecond: 300,
+      decodeMsPerToken: 30,
       cachedTokens: 12_288,
       slots: 2,
       batchTokens: 2048,

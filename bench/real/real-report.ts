@@ -4,10 +4,10 @@
  * from the fitted simulator and the gap between them, and the issue's targets checked.
  */
 import { formatTable } from "../../sim/report/table.ts";
+import type { EngineCounters } from "../../tools/llama/engine-counters.ts";
 import type { ReplayResult } from "../../tools/replay/replay.ts";
 import { summarise } from "../../tools/replay/summary.ts";
 import type { PolicyResult } from "../sim/run/result-types.ts";
-import type { EngineCounters } from "./engine-counters.ts";
 
 export interface Figures {
   policy: string;

@@ -23,12 +23,12 @@ import {
   cachedTokensPerEngine,
   startCpuEngines,
 } from "../../tools/llama/cpu-engines.ts";
+import { addCounters, readCounters } from "../../tools/llama/engine-counters.ts";
 import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
 import { type ReplayRequest, type ReplayResult, replay } from "../../tools/replay/replay.ts";
 import { conversations } from "../../tools/replay/sessions.ts";
 import { schedule } from "../../tools/start/schedule.ts";
 import { toJson, writeFile } from "../sim/report/write.ts";
-import { addCounters, readCounters } from "./engine-counters.ts";
 import { fittedProfile, realWorkload, simulateReal } from "./fitted-sim.ts";
 import {
   type Figures,
@@ -159,9 +159,11 @@ try {
   await shutdown();
 }
 
-// One profile for all policies: the engines' counters over every run.
+// One profile for all policies: an idle engine's speeds, shared out over the cores.
+const share = cpu.cores / (origins * cpu.fleet.threads);
 const engines = {
-  counters: addCounters(real.map((f) => f.counters)),
+  prefillTokensPerSecond: cpu.engineTokensPerSecond * share,
+  decodeMsPerToken: cpu.decodeMsPerToken / share,
   cachedTokens: cachedTokensPerEngine(),
   slots: CPU_ENGINE.slots,
   batchTokens: BATCH_TOKENS,
@@ -187,7 +189,12 @@ console.log(
     `(${cpu.fleet.threads} thread(s) each, ${CPU_ENGINE.slots} slots, --cache-ram ${CPU_ENGINE.cacheRamMiB} MiB), ` +
     `load ${load}, prompts shrunk ${512 / CPU_PROMPTS.bytesPerBlock}x`,
 );
-console.log(`simulator: ${profile.source}\n`);
+const seen = addCounters(real.map((f) => f.counters));
+console.log(
+  `simulator: ${profile.source}\n` +
+    `(what requests saw over the runs, same counters: ${Math.round(seen.promptTokens / seen.promptSeconds)} ` +
+    `prompt tokens/s, ${((1000 * seen.decodeSeconds) / Math.max(1, seen.decodeTokens)).toFixed(0)} ms per output token)\n`,
+);
 console.log(formatComparison(real, sim));
 console.log(`\n${formatTargets(checked)}`);
 
@@ -203,7 +210,11 @@ writeFile(
     maxTokens,
     threadsPerEngine: cpu.fleet.threads,
     cores: cpu.cores,
-    engine: { ...CPU_ENGINE, probeTokensPerSecond: cpu.engineTokensPerSecond },
+    engine: {
+      ...CPU_ENGINE,
+      aloneTokensPerSecond: cpu.engineTokensPerSecond,
+      aloneDecodeMsPerToken: cpu.decodeMsPerToken,
+    },
     prompts: CPU_PROMPTS,
     pool: CPU_POOL,
     profile,

@@ -16,6 +16,7 @@
 import { availableParallelism } from "node:os";
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
 import type { ScheduleOptions } from "../start/schedule.ts";
+import { counterDelta, type EngineCounters, readCounters } from "./engine-counters.ts";
 import { type LlamaFleet, startLlamaFleet, threadsPerEngine } from "./llama-fleet.ts";
 import { findLlamaServer } from "./llama-server.ts";
 import { ensureModel, MODEL_SHAPES } from "./model.ts";
@@ -50,35 +51,30 @@ export interface CpuEngines {
   fleet: LlamaFleet;
   /** One engine's prefill speed alone on the machine, engine tokens per second. */
   engineTokensPerSecond: number;
+  /** One engine's decode step alone on the machine, ms per output token. */
+  decodeMsPerToken: number;
   /** The fleet's, all engines busy: one engine's times the cores they can use at once. */
   fleetTokensPerSecond: number;
   /** Cores the engines' threads can use at once. */
   cores: number;
 }
 
-/** Prefill one fresh prompt on an idle engine; its prompt tokens over seconds, from /metrics. */
-async function probe(url: string): Promise<number> {
-  const read = async () => {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    const value = (name: string) => Number(text.match(new RegExp(`^${name} (\\S+)`, "m"))?.[1]);
-    return {
-      tokens: value("llamacpp:prompt_tokens_total"),
-      seconds: value("llamacpp:prompt_seconds_total"),
-    };
-  };
-  const before = await read();
+const PROBE_OUTPUT_TOKENS = 16;
+
+/** One fresh prompt on an idle engine: its prefill and decode, from the engine's counters. */
+async function probe(url: string): Promise<EngineCounters> {
+  const before = await readCounters(url);
   const res = await fetch(`${url}/v1/chat/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       messages: [{ role: "user", content: "calibration prompt; ".repeat(40) }],
-      max_tokens: 1,
+      max_tokens: PROBE_OUTPUT_TOKENS,
     }),
   });
   if (!res.ok) throw new Error(`probe of ${url}: ${res.status} ${await res.text()}`);
   await res.json();
-  const after = await read();
-  return (after.tokens - before.tokens) / Math.max(1e-3, after.seconds - before.seconds);
+  return counterDelta(before, await readCounters(url));
 }
 
 /** Start `count` engines (fails with what is missing when there is no llama-server). */
@@ -93,12 +89,14 @@ export async function startCpuEngines(
   const cores = Math.min(availableParallelism(), count * threads);
   const options = { binary: found.path, model, count, threads, ...CPU_ENGINE, log };
   const first = await startLlamaFleet({ ...options, count: 1 });
-  let engineTokensPerSecond: number;
+  let alone: EngineCounters;
   try {
-    engineTokensPerSecond = await probe(first.servers[0]?.url as string);
+    alone = await probe(first.servers[0]?.url as string);
   } finally {
     await first.stop();
   }
+  const engineTokensPerSecond = alone.promptTokens / Math.max(1e-3, alone.promptSeconds);
+  const decodeMsPerToken = (1000 * alone.decodeSeconds) / Math.max(1, alone.decodeTokens);
   const fleetTokensPerSecond = engineTokensPerSecond * cores;
   // The router's settings count ~4 bytes per token: the engines' speed in those tokens, shared.
   const prefillTokensPerSecond = Math.max(
@@ -109,5 +107,5 @@ export async function startCpuEngines(
     cachedTokensPerEngine() * (CPU_PROMPTS.bytesPerToken / BYTES_PER_TOKEN),
   );
   const fleet = await startLlamaFleet({ ...options, prefillTokensPerSecond, kvCapacityTokens });
-  return { fleet, engineTokensPerSecond, fleetTokensPerSecond, cores };
+  return { fleet, engineTokensPerSecond, decodeMsPerToken, fleetTokensPerSecond, cores };
 }

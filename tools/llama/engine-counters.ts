@@ -1,10 +1,10 @@
 /**
- * What a policy's run cost the real engines, read from their own `/metrics` counters just
- * before they are restarted: prompt tokens prefilled (cache hits excluded) and the seconds spent
- * on them, tokens decoded and theirs. Summed over the fleet they give the speeds the
- * simulator's profile is fitted to.
+ * A llama-server's work since it started, from its own `/metrics` counters: prompt tokens
+ * prefilled (cache hits excluded) and the seconds spent on them, tokens decoded and theirs.
+ * Each request's time counts whole, also when it shared a batch with other slots' work, so the
+ * ratios are speeds one request saw, the engine's own only when it ran one request at a time.
  */
-import { readEngineMetrics } from "../../tools/reporter/engine-metrics.ts";
+import { readEngineMetrics } from "../reporter/engine-metrics.ts";
 
 export interface EngineCounters {
   promptTokens: number;
@@ -37,6 +37,16 @@ export async function readCounters(url: string): Promise<EngineCounters> {
     promptSeconds: prefill.seconds,
     decodeTokens: counter(text, "llamacpp:tokens_predicted_total"),
     decodeSeconds: counter(text, "llamacpp:tokens_predicted_seconds_total"),
+  };
+}
+
+/** b - a: the work between two readings. */
+export function counterDelta(a: EngineCounters, b: EngineCounters): EngineCounters {
+  return {
+    promptTokens: b.promptTokens - a.promptTokens,
+    promptSeconds: b.promptSeconds - a.promptSeconds,
+    decodeTokens: b.decodeTokens - a.decodeTokens,
+    decodeSeconds: b.decodeSeconds - a.decodeSeconds,
   };
 }
 
