@@ -70,6 +70,8 @@ async function probe(url: string): Promise<EngineCounters> {
     body: JSON.stringify({
       messages: [{ role: "user", content: "calibration prompt; ".repeat(40) }],
       max_tokens: PROBE_OUTPUT_TOKENS,
+      // A random model may end at once on an end token: decode the whole count.
+      ignore_eos: true,
     }),
   });
   if (!res.ok) throw new Error(`probe of ${url}: ${res.status} ${await res.text()}`);
