@@ -20,7 +20,7 @@ export function e2eDir(prefix: string): string {
 /** The stack with its KV, object storage and secrets under `dir`. */
 export function startE2eStack(
   dir: string,
-  engines: Pick<StackOptions, "origins" | "engines">,
+  engines: Pick<StackOptions, "origins" | "engines" | "external">,
 ): Promise<Stack> {
   return startStack({
     root,

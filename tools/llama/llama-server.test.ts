@@ -54,6 +54,28 @@ const chat = (content: string) =>
     usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
   }>;
 
+describe("findLlamaServer", () => {
+  it("names what it looked for when it finds nothing", () => {
+    const saved = { LLAMA_SERVER: process.env.LLAMA_SERVER, PATH: process.env.PATH };
+    try {
+      process.env.LLAMA_SERVER = join(dir, "no-such-server");
+      expect(findLlamaServer()).toEqual({
+        missing: `LLAMA_SERVER=${join(dir, "no-such-server")} is not an executable file`,
+      });
+      delete process.env.LLAMA_SERVER;
+      process.env.PATH = dir;
+      expect(findLlamaServer()).toEqual({
+        missing: "no llama-server: LLAMA_SERVER is unset and PATH has none",
+      });
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
+  });
+});
+
 describe.skipIf("missing" in found)("the random model on llama-server", () => {
   it("tokenizes every vocabulary byte as one token, the chatml tokens as one each", async () => {
     const text = String.fromCharCode(...VOCAB_BYTES);

@@ -120,7 +120,7 @@ export async function startLlamaServer(opts: LlamaServerOptions): Promise<LlamaS
   const stop = async () => {
     const running = child;
     child = null;
-    if (running) await stopChild(running);
+    if (running && running.signalCode === null) await stopChild(running);
   };
   return {
     id: opts.id,
@@ -128,7 +128,7 @@ export async function startLlamaServer(opts: LlamaServerOptions): Promise<LlamaS
     port,
     stop,
     kill() {
-      if (child?.pid !== undefined && child.exitCode === null) {
+      if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
         try {
           process.kill(-child.pid, "SIGKILL");
         } catch {
