@@ -5,7 +5,7 @@
  * requests with a profile fitted to the engines' counters (fitted-sim.ts), and the gap.
  *
  *   npm run bench:real -- [--origins 4] [--policies cost,round-robin] [--requests 80]
- *                         [--load 0.6] [--max-tokens 16] [--trace PATH] [--json PATH]
+ *                         [--load 1] [--max-tokens 16] [--trace PATH] [--json PATH]
  *
  * Needs llama-server (LLAMA_SERVER or PATH). Engines, prompts and pool: tools/llama/cpu-engines.ts.
  */
@@ -59,7 +59,7 @@ const { values } = parseArgs({
     origins: { type: "string", default: "4" },
     policies: { type: "string", default: "cost,round-robin" },
     requests: { type: "string", default: "80" },
-    load: { type: "string", default: "0.6" },
+    load: { type: "string", default: "1" },
     "max-tokens": { type: "string", default: "16" },
     trace: { type: "string", default: join(root, "tools/replay/conversation-sample.jsonl") },
     json: { type: "string" },
