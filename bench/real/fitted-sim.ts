@@ -1,13 +1,15 @@
 /**
  * The simulator on a real run's requests: the same prompts (hashed as the Worker hashes them),
  * the same arrival times and output lengths, a fleet of the same size, and an engine profile
- * fitted to the real engines: prefill and decode speed from their counters (engine-counters.ts)
- * over one request on an idle engine, times the share of the cores each engine has when all
- * are busy; cache size from `--cache-ram` and the slots' context; concurrency from the slots.
- * Not the counters over the run: there each request's time counts whole even when it shared a
- * batch with other slots' prompts and decodes, so they give what one request saw (a decode
- * step waiting out another slot's prefill batch), and the simulator would count the sharing
- * twice.
+ * fitted to the real engines from their counters (engine-counters.ts): prefill speed over the
+ * runs (prompt tokens over prompt seconds, all engines and policies), decode speed from one
+ * request on an idle engine; cache size from `--cache-ram` and the slots' context; concurrency
+ * from the slots. llama.cpp counts each request's time whole even when it shared a batch with
+ * another slot's work, so the runs' prefill speed is a lower bound of the engines' (two prompts
+ * prefilled together each count the whole time), and their decode time per token includes
+ * waiting out other slots' prefill batches, which the simulator models itself: decode comes
+ * from the idle probe. (An idle engine's prefill speed shared out over the cores, the first
+ * fit tried, was lower still: the simulated fleet fell behind where the real one kept up.)
  *
  * Units: the simulator counts the router's tokens (4 bytes each), the bench model one token per
  * byte; the profile's speeds and sizes are converted, so times and cached fractions compare.
@@ -16,9 +18,8 @@
  * prompts in host memory (a request takes the slot or saved prompt sharing the longest prefix),
  * not vLLM's paged blocks with a shared LRU; a prefix common to several saved prompts is stored
  * once per prompt there and once here, so the simulator holds more for the same size. Its
- * engines are independent, where the real ones share the machine's cores (an idle engine's
- * core goes to the busy ones: the fitted speed is the all-busy one), and the profile's linear
- * speed folds in attention. bench/sim/README.md, "bench:real", says what the gaps come to.
+ * engines are independent, where the real ones share the machine's cores (and the machine's
+ * other jobs), and the profile's one linear speed folds in attention. bench/sim/README.md, "bench:real", says what the gaps come to.
  */
 import type { EngineProfile } from "../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
@@ -32,9 +33,9 @@ import type { Workload } from "../sim/workload/workload.ts";
 
 /** What the real engines were and did, in their own tokens (one per byte). */
 export interface RealEngines {
-  /** Each engine's prefill speed with all engines busy, engine tokens per second. */
+  /** Each engine's prefill speed, engine tokens per second. */
   prefillTokensPerSecond: number;
-  /** Each engine's decode step with all engines busy, ms. */
+  /** Each engine's decode step, ms. */
   decodeMsPerToken: number;
   /** Tokens each engine keeps cached (`--cache-ram` and its slots' context). */
   cachedTokens: number;
@@ -54,8 +55,8 @@ export function fittedProfile(e: RealEngines): EngineProfile {
     name: "llama.cpp fitted",
     model: "bench-real",
     source:
-      `llama-server's counters (alone, shared out): ${Math.round(prefill)} prompt tokens/s, ` +
-      `${decodeMs.toFixed(1)} ms per output token; ${e.cachedTokens} cached tokens, ${e.slots} slots`,
+      `llama-server's counters: ${Math.round(prefill)} prompt tokens/s over the runs, ` +
+      `${decodeMs.toFixed(1)} ms per output token alone; ${e.cachedTokens} cached tokens, ${e.slots} slots`,
     prefillTokensPerSecond: prefill / perRouterToken,
     // The measured speed is an average over the run's prompts, attention included.
     attentionTokens: 1e12,
