@@ -21,6 +21,7 @@ import {
   CPU_PROMPTS,
   type CpuEngines,
   cachedTokensPerEngine,
+  NOMINAL_TOKENS_PER_SECOND,
   startCpuEngines,
 } from "../../tools/llama/cpu-engines.ts";
 import { addCounters, readCounters } from "../../tools/llama/engine-counters.ts";
@@ -211,6 +212,7 @@ writeFile(
     cores: cpu.cores,
     engine: {
       ...CPU_ENGINE,
+      nominalTokensPerSecondPerCore: NOMINAL_TOKENS_PER_SECOND,
       aloneTokensPerSecond: cpu.engineTokensPerSecond,
       aloneDecodeMsPerToken: cpu.decodeMsPerToken,
     },

@@ -1,12 +1,16 @@
 /**
  * Real llama-servers on this machine's CPU, set up for trace replays (`npm start -- --engines
  * llama`, `npm run bench:real`): the bench model, the engine flags, how trace prompts shrink to
- * what a CPU prefills in seconds, and the engines' speed measured once at start (one prompt on
- * one idle engine, from its own counters), from which the replay's pacing and the origins'
- * settings follow.
+ * what a CPU prefills in seconds, a nominal speed the replay is paced by and the origins'
+ * settings are given, and the engines' speed measured once at start (one prompt on one idle
+ * engine, from its own counters: reported, and the simulator's decode step).
  *
- * Sizes: the bench model prefills ~200-600 tokens/s per thread here (less when the machine is
- * shared), one token per byte. Each 512-token block of a trace becomes 16 bytes, so a median
+ * Sizes: the bench model prefills 560-700 tokens/s per thread on an idle core here, 220-300
+ * while the machine is shared with other jobs, one token per byte. The pacing takes a fixed
+ * `NOMINAL_TOKENS_PER_SECOND` per core, not the probe: one prompt measured on a machine whose
+ * load comes and goes read 223 to 699 tokens/s across runs, and pacing by it gave one run
+ * twice the offered load of another, where a fixed speed gives every run the same requests at
+ * the same times. Each 512-token block of a trace becomes 16 bytes, so a median
  * Mooncake conversation turn (~8,700 tokens) is ~270 bytes and a p90 one ~850, cut at 2,048:
  * a cold prefill takes a second or a few, a cached one a few tens of ms. Each engine keeps
  * two slots and a 32 MiB `--cache-ram` (~4,000 tokens of this model's KV): a few
@@ -47,13 +51,16 @@ export function cachedTokensPerEngine(): number {
   return Math.floor((CPU_ENGINE.cacheRamMiB * 2 ** 20) / kvBytesPerToken()) + CPU_ENGINE.ctxTokens;
 }
 
+/** Prompt tokens per second per core the replays are paced by (the shared machine's speed). */
+export const NOMINAL_TOKENS_PER_SECOND = 300;
+
 export interface CpuEngines {
   fleet: LlamaFleet;
   /** One engine's prefill speed alone on the machine, engine tokens per second. */
   engineTokensPerSecond: number;
   /** One engine's decode step alone on the machine, ms per output token. */
   decodeMsPerToken: number;
-  /** The fleet's, all engines busy: one engine's times the cores they can use at once. */
+  /** The fleet's nominal speed: `NOMINAL_TOKENS_PER_SECOND` times the cores its threads use. */
   fleetTokensPerSecond: number;
   /** Cores the engines' threads can use at once. */
   cores: number;
@@ -99,7 +106,7 @@ export async function startCpuEngines(
   }
   const engineTokensPerSecond = alone.promptTokens / Math.max(1e-3, alone.promptSeconds);
   const decodeMsPerToken = (1000 * alone.decodeSeconds) / Math.max(1, alone.decodeTokens);
-  const fleetTokensPerSecond = engineTokensPerSecond * cores;
+  const fleetTokensPerSecond = NOMINAL_TOKENS_PER_SECOND * cores;
   // The router's settings count ~4 bytes per token: the engines' speed in those tokens, shared.
   const prefillTokensPerSecond = Math.max(
     1,
