@@ -2,6 +2,7 @@
  * Which top-level folders may import which. `sim/` holds what the benchmark, the tools and the
  * end-to-end tests share (engine model, traces, arrivals, quantiles, tables, progress bar), so
  * nothing outside `bench/` reaches into the benchmark, and the pure core imports none of them.
+ * `bench/real` alone may use `tools/`: it runs the local stack and real engines.
  * Relative import specifiers are resolved and checked against the table below.
  *
  * Under `src/`, every folder (each directory, so `http/routes` and `http/middleware` are two)
@@ -26,6 +27,8 @@ const mayImport: Record<string, readonly string[]> = {
   sim: ["sim", "src/core"],
   /** bench:core also measures the Worker's pure request checks (src/worker/validation). */
   bench: ["bench", "sim", "src/core", "src/worker"],
+  /** bench:real runs the local stack, real engines and replays, which `tools/` owns. */
+  "bench/real": ["bench/real", "bench", "sim", "src/core", "tools"],
   tools: ["tools", "sim", "src/core"],
   test: ["test", "tools", "sim", "src/core", "src/worker/test"],
 };
@@ -34,11 +37,13 @@ const mayImport: Record<string, readonly string[]> = {
 function folderOf(path: string): string | undefined {
   const parts = relative(repo, path).split("/");
   const key =
-    parts[0] !== "src"
-      ? (parts[0] as string)
-      : parts[1] === "worker" && parts[2] === "test"
-        ? "src/worker/test"
-        : `src/${parts[1]}`;
+    parts[0] === "bench" && parts[1] === "real"
+      ? "bench/real"
+      : parts[0] !== "src"
+        ? (parts[0] as string)
+        : parts[1] === "worker" && parts[2] === "test"
+          ? "src/worker/test"
+          : `src/${parts[1]}`;
   return key in mayImport ? key : undefined;
 }
 

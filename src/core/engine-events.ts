@@ -11,6 +11,10 @@
  *                block named `parent` (null: the run starts the prompt). vLLM's BlockStored.
  * - kv-removed:  the engine evicted the blocks named `hashes`. vLLM's BlockRemoved
  *                (AllBlocksCleared is `cache-reset`).
+ * - prefill-rate: the engine's measured prefill speed: `tokens` prompt tokens it prefilled
+ *                (cache hits excluded) since the last such event, at `tokensPerSecond`
+ *                (llama.cpp's prompt_tokens_total / prompt_seconds_total counters, differenced
+ *                by the reporter). Kept per origin with its age; routing does not read it yet.
  * The kv events name blocks by the router's own chunk hashes (chunk-hash.ts), so they feed the
  * index only of a pool whose `indexFeed` is "engine-events" (router/index-feed.ts); a real
  * engine names blocks by hashes of token ids, which the router cannot compute at the edge, so
@@ -61,6 +65,13 @@ export const engineEvent = z.discriminatedUnion("type", [
     .object({ type: z.literal("kv-stored"), parent: chunkHash.nullable(), hashes: chunkHashes })
     .strict(),
   z.object({ type: z.literal("kv-removed"), hashes: chunkHashes }).strict(),
+  z
+    .object({
+      type: z.literal("prefill-rate"),
+      tokensPerSecond: z.number().positive().max(1e9),
+      tokens: z.number().int().min(1).max(1e12),
+    })
+    .strict(),
 ]);
 
 export const engineEventBatch = z
@@ -82,4 +93,5 @@ export const engineEventBatch = z
 export type EngineEvent = z.infer<typeof engineEvent>;
 export type EngineEventBatch = z.infer<typeof engineEventBatch>;
 export type Health = Extract<EngineEvent, { type: "health" }>["status"];
+export type PrefillRate = Omit<Extract<EngineEvent, { type: "prefill-rate" }>, "type">;
 export type KvEvent = Extract<EngineEvent, { type: "kv-stored" | "kv-removed" }>;

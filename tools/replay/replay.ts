@@ -20,6 +20,8 @@ export interface ReplayResult {
   ttftMs: number | null;
   promptTokens: number;
   cachedTokens: number;
+  /** Output tokens the engine reported (usage), 0 when it reported none. */
+  completionTokens: number;
   error?: string;
 }
 
@@ -38,11 +40,13 @@ async function one(client: OpenAI, r: ReplayRequest): Promise<ReplayResult> {
     let ttftMs: number | null = null;
     let promptTokens = 0;
     let cachedTokens = 0;
+    let completionTokens = 0;
     for await (const chunk of data) {
       if (ttftMs === null && chunk.choices.length > 0) ttftMs = performance.now() - started;
       if (chunk.usage) {
         promptTokens = chunk.usage.prompt_tokens;
         cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+        completionTokens = chunk.usage.completion_tokens;
       }
     }
     const origin = response.headers.get("x-router-origin");
@@ -53,6 +57,7 @@ async function one(client: OpenAI, r: ReplayRequest): Promise<ReplayResult> {
       ttftMs,
       promptTokens,
       cachedTokens,
+      completionTokens,
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -63,6 +68,7 @@ async function one(client: OpenAI, r: ReplayRequest): Promise<ReplayResult> {
       ttftMs: null,
       promptTokens: 0,
       cachedTokens: 0,
+      completionTokens: 0,
       error: message,
     };
   }

@@ -11,6 +11,7 @@ function result(ttftMs: number | null, ok = true): ReplayResult {
     ttftMs,
     promptTokens: 100,
     cachedTokens: 40,
+    completionTokens: 8,
   };
 }
 

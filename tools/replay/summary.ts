@@ -13,6 +13,7 @@ export interface PolicySummary {
   failed: number;
   cachedRatio: number;
   ttftP50Ms: number | null;
+  ttftP90Ms: number | null;
   ttftP99Ms: number | null;
   perOrigin: Record<string, number>;
 }
@@ -37,6 +38,7 @@ export function summarise(
     failed: results.length - ok.length,
     cachedRatio: prompt > 0 ? cached / prompt : 0,
     ttftP50Ms: ttftAt(0.5),
+    ttftP90Ms: ttftAt(0.9),
     ttftP99Ms: ttftAt(0.99),
     perOrigin,
   };

@@ -1,16 +1,16 @@
 /**
- * `npm run reporter -- --engine http://127.0.0.1:8000 --kind vllm --origin gpu-a
+ * `npm run reporter -- --engine http://127.0.0.1:8000 --kind vllm|sglang|llamacpp --origin gpu-a
  *   --router https://llm.example.com [--interval 1s] [--once]`
  * The webhook secret comes from the WEBHOOK_SECRET environment variable, never a flag (flags
  * show up in process lists).
  */
 import { commandLine } from "../../sim/cli/cli-args.ts";
 import { parseDuration } from "../shared/parse-duration.ts";
-import type { EngineKind } from "./engine-metrics.ts";
+import { ENGINE_KINDS, type EngineKind } from "./engine-metrics.ts";
 import { createReporter, runReporter } from "./reporter.ts";
 
 const usage =
-  "usage: npm run reporter -- --engine URL --kind vllm|sglang --origin ID --router URL [--interval 1s] [--once]\n" +
+  "usage: npm run reporter -- --engine URL --kind vllm|sglang|llamacpp --origin ID --router URL [--interval 1s] [--once]\n" +
   "       (secret from WEBHOOK_SECRET)";
 
 function fail(message: string): never {
@@ -31,8 +31,8 @@ const { values } = commandLine("reporter", usage, {
 const secret = process.env.WEBHOOK_SECRET;
 if (!values.engine || !values.origin || !values.router)
   fail("--engine, --origin and --router are required");
-if (values.kind !== "vllm" && values.kind !== "sglang")
-  fail(`--kind must be vllm or sglang, not ${values.kind}`);
+if (!(ENGINE_KINDS as readonly string[]).includes(values.kind))
+  fail(`--kind must be one of ${ENGINE_KINDS.join(", ")}, not ${values.kind}`);
 if (!secret) fail("WEBHOOK_SECRET is not set");
 const intervalMs = parseDuration(values.interval);
 if (intervalMs === null || intervalMs < 100)

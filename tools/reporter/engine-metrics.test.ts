@@ -13,6 +13,7 @@ describe("readEngineMetrics", () => {
       kvUsage: 0.375,
       kvCapacityTokens: 2 * 16 * 29000,
       lifeCounter: 200000,
+      prefill: null,
     });
   });
 
@@ -23,6 +24,18 @@ describe("readEngineMetrics", () => {
       kvUsage: 0.3,
       kvCapacityTokens: 450000,
       lifeCounter: 1000,
+      prefill: null,
+    });
+  });
+
+  it("reads llama.cpp's names (a real scrape: two requests prefilling, one deferred)", () => {
+    expect(readEngineMetrics(fixture("llamacpp-metrics.txt"), "llamacpp")).toEqual({
+      running: 2,
+      waiting: 1,
+      kvUsage: 0,
+      kvCapacityTokens: null,
+      lifeCounter: 17,
+      prefill: { tokens: 2956, seconds: 20.068 },
     });
   });
 

@@ -8,6 +8,7 @@ const sample = (over: Partial<EngineSample> = {}): EngineSample => ({
   kvUsage: 0.5,
   kvCapacityTokens: 1000,
   lifeCounter: 10,
+  prefill: null,
   ...over,
 });
 const ok = (over: Partial<EngineSample> = {}) => ({ ok: true as const, sample: sample(over) });
@@ -58,6 +59,38 @@ describe("ReporterState", () => {
     s.observe(ok({ lifeCounter: 5 }));
     expect(s.observe({ ok: false })).toEqual([]);
     expect(types(s.observe(ok({ lifeCounter: 6 })))).toEqual(["health", "capacity", "load"]);
+  });
+
+  it("measures prefill speed from the counters' differences, over spans of 0.1 s or more", () => {
+    const s = new ReporterState();
+    const at = (tokens: number, seconds: number, lifeCounter = 10) =>
+      s.observe(ok({ prefill: { tokens, seconds }, lifeCounter }));
+    expect(types(at(1000, 2))).toEqual(["health", "capacity", "load"]);
+    expect(at(2100, 4).find((e) => e.type === "prefill-rate")).toEqual({
+      type: "prefill-rate",
+      tokensPerSecond: 550,
+      tokens: 1100,
+    });
+    // Idle: no prefill, no rate; a span shorter than 0.1 s waits for more.
+    expect(types(at(2100, 4))).toEqual(["health", "capacity", "load"]);
+    expect(types(at(2130, 4.05))).toEqual(["health", "capacity", "load"]);
+    expect(at(2160, 4.2).find((e) => e.type === "prefill-rate")).toMatchObject({ tokens: 60 });
+  });
+
+  it("prefill counters going backwards mean a restart: cache-reset, and no rate across it", () => {
+    const s = new ReporterState();
+    s.observe(ok({ prefill: { tokens: 5000, seconds: 9 } }));
+    expect(types(s.observe(ok({ prefill: { tokens: 300, seconds: 0.5 } })))).toEqual([
+      "cache-reset",
+      "health",
+      "capacity",
+      "load",
+    ]);
+    expect(s.observe(ok({ prefill: { tokens: 850, seconds: 1.5 } }))).toContainEqual({
+      type: "prefill-rate",
+      tokensPerSecond: 550,
+      tokens: 550,
+    });
   });
 
   it("down after three failures, said again at every failure after (issue 24); back up with an empty cache", () => {

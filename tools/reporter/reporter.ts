@@ -1,7 +1,7 @@
 /**
  * The reporter loop: every interval, check the engine's `/health`, scrape its `/metrics`, turn
  * what changed into webhook events and deliver them, signed, to the router. Runs beside each
- * vLLM or SGLang server (`npm run reporter`), and inside `npm start` beside each simulated engine.
+ * vLLM, SGLang or llama.cpp server (`npm run reporter`), and inside `npm start` beside each simulated engine.
  */
 import { Delivery, type DeliveryOptions } from "./deliver.ts";
 import { type EngineKind, readEngineMetrics } from "./engine-metrics.ts";
@@ -27,13 +27,20 @@ async function look(
     });
     await health.body?.cancel();
     if (!health.ok) return { ok: false };
+  } catch {
+    return { ok: false };
+  }
+  // Healthy from here: a scrape that fails or times out is no sign of trouble (llama-server
+  // answers /metrics from its task queue, after the batch it is computing: seconds when it
+  // prefills a long prompt).
+  try {
     const metrics = await doFetch(new URL("/metrics", engine), {
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!metrics.ok) return { ok: false };
+    if (!metrics.ok) return { ok: false, alive: true };
     return { ok: true, sample: readEngineMetrics(await metrics.text(), kind) };
   } catch {
-    return { ok: false };
+    return { ok: false, alive: true };
   }
 }
 

@@ -84,6 +84,8 @@ interface LiveClaim {
 /** What this coordinator last applied of the root's engine state, per origin. */
 interface EngineSeen {
   seq: number;
+  /** The last prefill-rate number applied (the root numbers both in one sequence). */
+  rateSeq: number;
   /** Null until this root life first states it: then it is applied whatever it is. */
   health: Health | null;
   capacity: number | null;
@@ -226,7 +228,7 @@ export class EdgeCoordinator {
         // restored index may predate them): at worst an origin's claims are dropped once.
         // Health is applied as the root first states it: compared with a default `up`, a
         // restarted root's `up` would leave an origin this coordinator had down, down.
-        seen = { seq: -1, health: null, capacity: null, resets: 0 };
+        seen = { seq: -1, rateSeq: -1, health: null, capacity: null, resets: 0 };
         this.#seen.set(e.id, seen);
       }
       const events: EngineEvent[] = [];
@@ -241,6 +243,11 @@ export class EdgeCoordinator {
         seen.seq = e.load.seq;
         const { running, waiting, kvUsage, ageMs } = e.load;
         this.#router.ingest(e.id, [{ type: "load", running, waiting, kvUsage }], now - ageMs);
+      }
+      if (e.prefillRate && e.prefillRate.seq > seen.rateSeq) {
+        seen.rateSeq = e.prefillRate.seq;
+        const { tokensPerSecond, tokens, ageMs } = e.prefillRate;
+        this.#router.ingest(e.id, [{ type: "prefill-rate", tokensPerSecond, tokens }], now - ageMs);
       }
     }
   }
@@ -361,6 +368,7 @@ export class EdgeCoordinator {
         prefillingTokens: load.prefillingTokens + (o?.prefillingTokens ?? 0),
         queuedPrefillTokens: load.queuedPrefillTokens + (o?.queuedPrefillTokens ?? 0),
         engine,
+        measuredPrefill: load.measuredPrefill,
         health: load.health,
         eligible: load.eligible,
         capacity,

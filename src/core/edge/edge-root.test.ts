@@ -125,4 +125,26 @@ describe("edge root", () => {
     sync(0, 1100);
     expect(eligible(1100)).toBe(true);
   });
+
+  it("a measured prefill speed reaches every coordinator and replica with its age, once", () => {
+    const { root, coordinators, replicas, sync, exchange } = twoGroups();
+    sync(0, 0);
+    sync(1, 0);
+    root.ingest("c", [{ type: "prefill-rate", tokensPerSecond: 560, tokens: 3100 }], 30);
+    exchange(500);
+    sync(0, 600);
+    sync(1, 600);
+    const measured = { tokensPerSecond: 560, tokens: 3100, ageMs: 570 };
+    for (const c of coordinators) {
+      expect(c.stats(600).origins.find((o) => o.id === "c")?.measuredPrefill).toEqual(measured);
+    }
+    for (const r of replicas) {
+      const c = r.loads(600).find((o) => o.id === "c");
+      expect(c?.load.measuredPrefill).toEqual(measured);
+    }
+    // The root's same report, exchanged again, is not applied again (its age keeps growing).
+    exchange(1000);
+    const east = coordinators[0] as EdgeCoordinator;
+    expect(east.stats(1000).origins.find((o) => o.id === "c")?.measuredPrefill?.ageMs).toBe(970);
+  });
 });

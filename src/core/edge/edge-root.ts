@@ -5,8 +5,8 @@
  * sum of the other groups' last shares (a share older than three intervals counts no more: its
  * coordinator is gone or cut off), their decision rate and the latest state of every engine.
  *
- * Engine state is the latest, never a log: the last load report (numbered, so a coordinator
- * applies each once), health, reported capacity and a count of cache resets (a rise tells a
+ * Engine state is the latest, never a log: the last load report and measured prefill speed
+ * (numbered, so a coordinator applies each once), health, reported capacity and a count of cache resets (a rise tells a
  * coordinator to forget that origin). So an exchange is idempotent, a lost answer costs
  * nothing but delay, and a restarted root (a new epoch) is taken as it is. Which webhook
  * batches to apply (each once, none older than the last) stays the caller's, as in object mode
@@ -22,6 +22,7 @@ const SHARE_LIFE_INTERVALS = 3;
 
 interface Engine {
   load: { seq: number; running: number; waiting: number; kvUsage: number; at: number } | null;
+  prefillRate: { seq: number; tokensPerSecond: number; tokens: number; at: number } | null;
   health: Health;
   capacityTokens: number | null;
   resets: number;
@@ -54,7 +55,7 @@ export class EdgeRoot {
     if (!this.#pool.origins.some((o) => o.id === originId)) return false;
     let e = this.#engines.get(originId);
     if (!e) {
-      e = { load: null, health: "up", capacityTokens: null, resets: 0 };
+      e = { load: null, prefillRate: null, health: "up", capacityTokens: null, resets: 0 };
       this.#engines.set(originId, e);
     }
     for (const event of events) {
@@ -62,6 +63,11 @@ export class EdgeRoot {
         case "load": {
           const { running, waiting, kvUsage } = event;
           e.load = { seq: ++this.#seq, running, waiting, kvUsage, at: now };
+          break;
+        }
+        case "prefill-rate": {
+          const { tokensPerSecond, tokens } = event;
+          e.prefillRate = { seq: ++this.#seq, tokensPerSecond, tokens, at: now };
           break;
         }
         case "health":
@@ -106,9 +112,16 @@ export class EdgeRoot {
         kvUsage: e.load.kvUsage,
         ageMs: now - e.load.at,
       };
+      const rate = e.prefillRate;
       engines.push({
         id: o.id,
         load,
+        prefillRate: rate && {
+          seq: rate.seq,
+          tokensPerSecond: rate.tokensPerSecond,
+          tokens: rate.tokens,
+          ageMs: now - rate.at,
+        },
         health: e.health,
         capacityTokens: e.capacityTokens,
         resets: e.resets,

@@ -99,6 +99,9 @@ export class LoadOverlay {
       circuit: own.circuit,
       eligible: (v?.eligible ?? true) && own.eligible,
       reportAgeMs,
+      measuredPrefill: v?.measuredPrefill
+        ? { ...v.measuredPrefill, ageMs: v.measuredPrefill.ageMs + (now - (this.#at ?? now)) }
+        : own.measuredPrefill,
       consecutiveFailures: own.consecutiveFailures,
     };
   }

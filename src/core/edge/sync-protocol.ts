@@ -12,6 +12,7 @@
  * the rest of the record (its load) without the claim.
  */
 import type { Health } from "../engine-events.ts";
+import type { MeasuredPrefill } from "../load-board/load-board.ts";
 import type { LearnedCapacity } from "../router/capacity-learner.ts";
 import type { FailureKind, Outcome } from "../router/router-types.ts";
 
@@ -99,6 +100,8 @@ export interface OriginLoadEntry {
     readonly kvUsage: number;
     readonly ageMs: number;
   } | null;
+  /** The engine's last measured prefill speed, its age when the answer left; null if none. */
+  readonly measuredPrefill: MeasuredPrefill | null;
   readonly health: Health;
   /** Healthy and its circuit (at the coordinator) lets requests through. */
   readonly eligible: boolean;
@@ -167,6 +170,13 @@ export interface EngineState {
     readonly running: number;
     readonly waiting: number;
     readonly kvUsage: number;
+    readonly ageMs: number;
+  } | null;
+  /** The last measured prefill speed, numbered like `load` (one sequence); null if none. */
+  readonly prefillRate: {
+    readonly seq: number;
+    readonly tokensPerSecond: number;
+    readonly tokens: number;
     readonly ageMs: number;
   } | null;
   readonly health: Health;

@@ -18,8 +18,12 @@
  * counted exactly (Dynamo's active prefill tokens) when the caller reports first tokens
  * (`firstToken`); otherwise a request counts until it ends. Active chunks (active-chunks.ts): the
  * distinct prompt chunks in flight, kept only when `trackActiveChunks` is set.
+ *
+ * Measured prefill: the engine's last reported prefill speed (a `prefill-rate` event) with its
+ * age, kept for operators and for calibration; the fluid queue still drains at the configured
+ * speed.
  */
-import type { Health } from "../engine-events.ts";
+import type { Health, PrefillRate } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
 import type { EngineLoad } from "../policies/policy.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
@@ -80,6 +84,11 @@ export interface EngineReport {
   at: number;
 }
 
+/** The engine's last measured prefill speed and how old it is. */
+export interface MeasuredPrefill extends PrefillRate {
+  ageMs: number;
+}
+
 class OriginLoad {
   outstanding = 0;
   activeTokens = 0;
@@ -88,6 +97,7 @@ class OriginLoad {
   served = 0;
   servedAt = 0;
   report: EngineReport | null = null;
+  prefillRate: (PrefillRate & { at: number }) | null = null;
   health: Health = "up";
   readonly circuit = new CircuitBreaker();
   speed: number;
@@ -118,6 +128,8 @@ export interface OriginLoadView {
   circuit: CircuitState;
   eligible: boolean;
   reportAgeMs: number | null;
+  /** The engine's last measured prefill speed, or null if it never reported one. */
+  measuredPrefill: MeasuredPrefill | null;
   consecutiveFailures: number;
 }
 
@@ -201,6 +213,11 @@ export class LoadBoard {
       circuit: o.circuit.state(now, this.options),
       eligible: this.eligible(i, now),
       reportAgeMs,
+      measuredPrefill: o.prefillRate && {
+        tokensPerSecond: o.prefillRate.tokensPerSecond,
+        tokens: o.prefillRate.tokens,
+        ageMs: now - o.prefillRate.at,
+      },
       consecutiveFailures: o.circuit.consecutiveFailures,
     };
   }
@@ -347,6 +364,15 @@ export class LoadBoard {
     }
     o.advance(now);
     o.served = Math.min(o.served, o.enqueued - waitingTokens);
+  }
+
+  /** The engine measured its prefill speed (kept, not yet used to drain the queue). */
+  reportPrefillRate(i: Slot, rate: PrefillRate, now: number): void {
+    this.#at(i).prefillRate = {
+      tokensPerSecond: rate.tokensPerSecond,
+      tokens: rate.tokens,
+      at: now,
+    };
   }
 
   setHealth(i: Slot, health: Health): void {

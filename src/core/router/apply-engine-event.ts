@@ -1,8 +1,8 @@
 /**
- * Where each kind of engine event (engine-events.ts) lands in one origin's state: load on the
- * load board, a reported KV size in the capacity learner, a cache reset and kv events in the
- * index (kv events only when it is fed by them, index-feed.ts), health on the board. The switch
- * is exhaustive, so a new event kind does not type-check until it has a place.
+ * Where each kind of engine event (engine-events.ts) lands in one origin's state: load, health
+ * and measured prefill speed on the load board, a reported KV size in the capacity learner, a
+ * cache reset and kv events in the index (kv events only when it is fed by them,
+ * index-feed.ts). The switch is exhaustive, so a new event kind does not type-check until it has a place.
  */
 import type { EngineEvent } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
@@ -26,6 +26,9 @@ export function applyEngineEvent(
       break;
     case "health":
       parts.board.setHealth(slot, event.status);
+      break;
+    case "prefill-rate":
+      parts.board.reportPrefillRate(slot, event, now);
       break;
     case "kv-stored":
     case "kv-removed":

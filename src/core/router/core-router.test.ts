@@ -193,6 +193,27 @@ describe("CoreRouter", () => {
     for (let k = 0; k < 10; k++) expect(r.route(prompt(4, 32, 0, 32), 5).origin).not.toBe(id);
   });
 
+  it("keeps an origin's measured prefill speed with its age, and routes as without it", () => {
+    const plain = router("cost");
+    const measured = router("cost");
+    const id = origins[2]?.id as string;
+    expect(measured.stats(0).origins.find((o) => o.id === id)?.measuredPrefill).toBeNull();
+    measured.ingest(id, [{ type: "prefill-rate", tokensPerSecond: 560, tokens: 3100 }], 100);
+    expect(measured.stats(350).origins.find((o) => o.id === id)?.measuredPrefill).toEqual({
+      tokensPerSecond: 560,
+      tokens: 3100,
+      ageMs: 250,
+    });
+    for (let k = 0; k < 20; k++) {
+      const p = prompt(30 + (k % 5), 20, k, 30);
+      const a = plain.route(p, 200 + k);
+      const b = measured.route(p, 200 + k);
+      expect(b.origin).toBe(a.origin);
+      plain.complete(a.ticket as string, { ok: true }, 210 + k);
+      measured.complete(b.ticket as string, { ok: true }, 210 + k);
+    }
+  });
+
   it("engine truth shrinks an origin's capacity on misses and regrows it on hits", () => {
     const r = router("cache-aware", { kvCapacityTokens: 64_000 });
     const p = prompt(11, 100, 0, 100);

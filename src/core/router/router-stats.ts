@@ -27,6 +27,7 @@ export function originStats(parts: RouterParts, slot: Slot, now: number): Origin
     activeTokens: load.activeTokens,
     engine: load.engine,
     reportAgeMs: load.reportAgeMs,
+    measuredPrefill: load.measuredPrefill,
     ownedTokens: parts.claims.ownedChunks(slot) * chunkTokens,
     capacityTokens: parts.capacity.effectiveChunks(slot) * chunkTokens,
     routed,

@@ -5,6 +5,7 @@
  */
 import type { Health } from "../engine-events.ts";
 import type { CircuitState } from "../load-board/circuit-breaker.ts";
+import type { MeasuredPrefill } from "../load-board/load-board.ts";
 import type { EngineLoad } from "../policies/policy.ts";
 import type { PdReason } from "./disaggregation.ts";
 import type { ShadowStats } from "./shadow-evaluation.ts";
@@ -110,6 +111,8 @@ export interface OriginStats {
   activeTokens: number;
   engine: EngineLoad | null;
   reportAgeMs: number | null;
+  /** The engine's last measured prefill speed (prefill-rate events) and its age, or null. */
+  measuredPrefill: MeasuredPrefill | null;
   ownedTokens: number;
   capacityTokens: number;
   routed: number;

@@ -112,6 +112,11 @@ export const families = {
     "gauge",
     "Age of the engine's last load report.",
   ),
+  enginePrefillSpeed: f(
+    `${P}engine_prefill_tokens_per_second`,
+    "gauge",
+    "Prefill speed the engine last measured (prefill-rate report).",
+  ),
   ownedTokens: f(
     `${P}index_owned_tokens`,
     "gauge",

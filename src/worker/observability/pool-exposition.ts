@@ -24,6 +24,7 @@ const ORIGIN_GAUGES: [MetricFamily, (o: OriginStats) => number | null][] = [
   [F.engineWaiting, (o) => o.engine?.waiting ?? null],
   [F.engineKvUsage, (o) => o.engine?.kvUsage ?? null],
   [F.engineReportAge, (o) => (o.reportAgeMs === null ? null : o.reportAgeMs / 1000)],
+  [F.enginePrefillSpeed, (o) => o.measuredPrefill?.tokensPerSecond ?? null],
   [F.ownedTokens, (o) => o.ownedTokens],
   [F.capacityTokens, (o) => o.capacityTokens],
 ];
