@@ -11,7 +11,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { commandLine } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
 import { parseMooncake } from "../../sim/trace/mooncake.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
@@ -55,7 +55,7 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const { values } = parseArgs({
+const { values } = commandLine("bench:real", usage, {
   options: {
     origins: { type: "string", default: "4" },
     policies: { type: "string", default: "cost,round-robin" },
@@ -64,13 +64,8 @@ const { values } = parseArgs({
     "max-tokens": { type: "string", default: "16" },
     trace: { type: "string", default: join(root, "tools/replay/conversation-sample.jsonl") },
     json: { type: "string" },
-    help: { type: "boolean", default: false },
   },
 });
-if (values.help) {
-  console.log(usage);
-  process.exit(0);
-}
 const origins = Number(values.origins);
 const requests = Number(values.requests);
 const load = Number(values.load);
