@@ -96,6 +96,6 @@ describe.skipIf("missing" in found)("the llamacpp reporter on a real llama-serve
 
     await server?.restart();
     const third = await r.tick();
-    expect(third.events.map((e) => e.type)).toEqual(["cache-reset", "load"]);
+    expect(third.events.map((e) => e.type)).toEqual(["cache-reset", "health", "load"]);
   }, 60_000);
 });
