@@ -351,7 +351,7 @@ export class EdgeCoordinator {
   }
 
   #vector(now: number): OriginLoadEntry[] {
-    return this.#router.loads(now).map(({ id, load, capacity }) => {
+    return this.#router.loads(now).map(({ id, load, capacity, speed }) => {
       const o = this.#others.get(id);
       const engine = load.engine
         ? {
@@ -372,6 +372,7 @@ export class EdgeCoordinator {
         health: load.health,
         eligible: load.eligible,
         capacity,
+        speed,
       };
     });
   }

@@ -247,8 +247,7 @@ export class EdgeReplica {
   /** A long prefill, with a coordinator that answers: announced first (announce.ts). */
   #announces(effect: LiveEffect): boolean {
     if (this.#since === null || this.degraded) return false;
-    const o = this.#pool.origins.find((x) => x.id === effect.origin);
-    const speed = o?.prefillTokensPerSecond ?? this.#pool.prefillTokensPerSecond;
+    const speed = this.#router.prefillSpeed(effect.origin) ?? this.#pool.prefillTokensPerSecond;
     return announces((effect.work / speed) * 1000, this.#pool.edge.flushMs + this.#rttMs);
   }
 
@@ -363,7 +362,10 @@ export class EdgeReplica {
       }
     }
     this.#since = { epoch: answer.epoch, version: answer.version };
-    for (const e of answer.load) this.#router.adoptCapacity(e.id, e.capacity);
+    for (const e of answer.load) {
+      this.#router.adoptCapacity(e.id, e.capacity);
+      this.#router.adoptSpeed(e.id, e.speed, now);
+    }
     this.#overlay.rebase(answer.load, now, this.#buffer.waitingEffects());
     this.#rate = answer.rate;
     this.#hot = answer.hot;

@@ -15,6 +15,7 @@ import type { Health } from "../engine-events.ts";
 import type { MeasuredPrefill } from "../load-board/load-board.ts";
 import type { LearnedCapacity } from "../router/capacity-learner.ts";
 import type { FailureKind, Outcome } from "../router/router-types.ts";
+import type { LearnedSpeed } from "../router/speed-learner.ts";
 
 /** Replica -> coordinator: one event of one request this isolate routed. */
 export type UpRecord =
@@ -107,6 +108,8 @@ export interface OriginLoadEntry {
   readonly eligible: boolean;
   /** Its capacity as the coordinator learned it from every isolate's completions. */
   readonly capacity: LearnedCapacity;
+  /** Its prefill speed as the coordinator learned it (speed-learner.ts); replicas adopt it. */
+  readonly speed: LearnedSpeed;
 }
 
 /** The pool's recent decisions: what a replica needs to tell how stale its view may be. */

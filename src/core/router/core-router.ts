@@ -42,7 +42,7 @@ import { originViews, policyContext } from "./policy-context.ts";
 import { PoolPolicy } from "./pool-policy.ts";
 import { poolWaitMs } from "./pool-wait.ts";
 import { ReplicaSeams } from "./replica-seams.ts";
-import { prefillSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
+import { prefillSpeed, priorSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import { hotPrefixStats, originStats } from "./router-stats.ts";
 import type {
@@ -53,6 +53,7 @@ import type {
   RouteRequest,
   RouterStats,
 } from "./router-types.ts";
+import { type LearnedSpeed, SpeedLearner } from "./speed-learner.ts";
 import { TicketLegs } from "./ticket-legs.ts";
 
 /** Hot prefixes listed by `stats`. */
@@ -77,6 +78,7 @@ export class CoreRouter {
   #board: LoadBoard;
   readonly #slots = new OriginSlots();
   readonly #capacity: CapacityLearner;
+  readonly #speeds: SpeedLearner;
   /** The live parts, as the modules beside the router read them (router-parts.ts). */
   readonly #parts: RouterParts;
   readonly #legs: TicketLegs;
@@ -93,6 +95,9 @@ export class CoreRouter {
     this.#capacity = new CapacityLearner(tokensPerChunk(pool), (slot, chunks) =>
       this.#claims.setCapacity(slot, chunks),
     );
+    // An edge replica's board holds only its own isolate's leases: it takes its coordinator's
+    // learned speeds instead of learning from its own partial queue.
+    this.#speeds = new SpeedLearner(!options.edge);
     // Getters: applySettings and restore replace the settings, the index and the board.
     const router = this;
     this.#parts = {
@@ -107,6 +112,7 @@ export class CoreRouter {
         return router.#board;
       },
       capacity: this.#capacity,
+      speeds: this.#speeds,
     };
     this.#legs = new TicketLegs(this.#parts, options.ticketPrefix ?? "t");
     this.#seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
@@ -144,10 +150,14 @@ export class CoreRouter {
     this.#configureOrigins();
   }
 
-  /** Each origin's prefill speed and capacity from settings (a no-op where nothing changed). */
+  /**
+   * Each origin's prefill speed prior and capacity from settings (a no-op where nothing
+   * changed); the board drains at the speed learned, else the prior.
+   */
   #configureOrigins(): void {
     for (const slot of this.#slots.order) {
       const { settings } = this.#slots.at(slot);
+      this.#speeds.configure(slot, priorSpeed(this.#parts, slot));
       this.#board.ensure(slot, prefillSpeed(this.#parts, slot));
       this.#capacity.configure(slot, settings.kvCapacityTokens ?? this.#pool.kvCapacityTokens);
     }
@@ -158,6 +168,7 @@ export class CoreRouter {
     this.#claims.forget(slot);
     this.#board.remove(slot);
     this.#capacity.forget(slot);
+    this.#speeds.forget(slot);
     this.#legs.dropSlot(slot);
   }
 
@@ -258,6 +269,17 @@ export class CoreRouter {
     this.#seams.adoptCapacity(originId, learned);
   }
 
+  /** `originId`'s prefill speed as another router learned it (a replica takes its coordinator's). */
+  adoptSpeed(originId: string, learned: LearnedSpeed, now: number): void {
+    this.#seams.adoptSpeed(originId, learned, now);
+  }
+
+  /** `originId`'s prefill speed as routing reads it (learned, else its prior); null if unknown. */
+  prefillSpeed(originId: string): number | null {
+    const slot = this.#slots.slotOf(originId);
+    return slot === undefined ? null : prefillSpeed(this.#parts, slot);
+  }
+
   /** The `k` hottest shallow prefixes, hottest first. */
   hottest(k: number, now: number): HotPrefix[] {
     return this.#seams.hottest(k, now);
@@ -353,19 +375,20 @@ export class CoreRouter {
     return this.#legs.expire(now);
   }
 
-  /** The index and what it needs to be read back (origin ids by slot, capacities). */
+  /** The index and what it needs to be read back (origin ids by slot, capacities, speeds). */
   snapshot(): Uint8Array {
     const slots = this.#slots.order.map((slot) => ({
       slot,
       id: this.#slots.at(slot).settings.id,
       ...this.#capacity.saved(slot),
+      speed: this.#speeds.saved(slot),
     }));
     return encodeSnapshot({ chunkBytes: this.#pool.chunkBytes, slots }, this.#claims.snapshot());
   }
 
   /**
-   * Start from a snapshot (before any traffic): the index and each origin's slot and learned
-   * capacity come back; origins no longer in settings are dropped, new ones get free slots.
+   * Start from a snapshot (before any traffic): the index and each origin's slot, learned
+   * capacity and learned prefill speed come back; origins no longer in settings are dropped, new ones get free slots.
    * A snapshot taken with another chunk size names other prefixes and is ignored.
    */
   restore(bytes: Uint8Array): void {
@@ -382,6 +405,7 @@ export class CoreRouter {
     this.#capacity.restore(header.slots);
     for (const slot of this.#slots.restore(header.slots, this.#pool.origins)) this.#clear(slot);
     this.#configureOrigins();
+    for (const { id, speed } of header.slots) if (speed) this.#seams.adoptSpeed(id, speed, 0);
   }
 
   stats(now: number): RouterStats {

@@ -9,6 +9,7 @@
 import type { OriginLoadView } from "../load-board/load-board.ts";
 import type { Decision, PolicyContext } from "../policies/policy.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
+import type { LearnedSpeed } from "./speed-learner.ts";
 
 export interface EdgeHooks {
   /** The load a policy reads of `originId`, given what this router itself leased there. */
@@ -34,9 +35,10 @@ export interface RecordedClaim {
   readonly deepestChunks: number;
 }
 
-/** One origin's load as this router reads it, and its capacity (a coordinator's vector). */
+/** One origin's load as this router reads it, its capacity and speed (a coordinator's vector). */
 export interface OriginLoad {
   readonly id: string;
   readonly load: OriginLoadView;
   readonly capacity: LearnedCapacity;
+  readonly speed: LearnedSpeed;
 }

@@ -18,7 +18,7 @@ import type { OriginSettings } from "../settings/settings-schema.ts";
 import { wholeOnPrefill } from "./disaggregation.ts";
 import type { EdgeHooks } from "./edge-hooks.ts";
 import { originView } from "./origin-view.ts";
-import { tokensPerChunk as chunkTokens, type RouterParts } from "./router-parts.ts";
+import { tokensPerChunk as chunkTokens, prefillSpeed, type RouterParts } from "./router-parts.ts";
 import type { RouteRequest } from "./router-types.ts";
 
 export function policyContext(
@@ -85,10 +85,10 @@ export function originViews(
     return originView(
       settings,
       load,
-      pool,
       claims.ownedChunks(slot) * tokensPerChunk,
       tokensPerChunk,
       servesWhole?.(settings, i, load) ?? false,
+      prefillSpeed(parts, slot),
     );
   });
 }

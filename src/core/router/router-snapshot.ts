@@ -1,9 +1,11 @@
 /**
  * Byte format of a router snapshot: a small JSON header (format version, chunk size, which origin
- * id owns which index slot, learned capacities) followed by the radix index's own bytes.
+ * id owns which index slot, learned capacities and prefill speeds) followed by the radix index's own bytes.
  *   magic "LERS" | u32 header length | header (UTF-8 JSON) | index bytes
  * The header is tiny beside the index, so JSON costs nothing and stays readable in a hex dump.
  */
+import type { LearnedSpeed } from "./speed-learner.ts";
+
 const MAGIC = 0x5352454c; // "LERS" little-endian
 const VERSION = 1;
 
@@ -13,6 +15,8 @@ export interface SnapshotSlot {
   reportedTokens: number | null;
   configuredChunks: number;
   effectiveChunks: number;
+  /** Learned prefill speed (speed-learner.ts); absent in snapshots from before it existed. */
+  speed?: LearnedSpeed;
 }
 
 export interface SnapshotHeader {

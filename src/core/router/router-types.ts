@@ -9,6 +9,7 @@ import type { MeasuredPrefill } from "../load-board/load-board.ts";
 import type { EngineLoad } from "../policies/policy.ts";
 import type { PdReason } from "./disaggregation.ts";
 import type { ShadowStats } from "./shadow-evaluation.ts";
+import type { LearnedSpeed } from "./speed-learner.ts";
 
 /** A client's class of service: `batch` is shed before `interactive` under overload. */
 export type Priority = "interactive" | "batch";
@@ -92,6 +93,12 @@ export interface Outcome extends EngineUsage {
   /** When not ok and the origin is to blame before its first byte. */
   readonly failure?: FailureKind | undefined;
   /**
+   * The origin's time to its first token, ms: from sending it the request to its first body
+   * byte, for a streamed answer (a whole JSON answer's first byte comes after its decode). The
+   * speed learner's sample (speed-learner.ts); absent, nothing is learned of speed.
+   */
+  readonly ttftMs?: number | undefined;
+  /**
    * A disaggregated request whose prefill leg answered: that leg's usage. Its `cachedTokens`
    * is the prefill origin's cache hit, which the router learns from (a decode origin's counts
    * the KV it received as cached, so a disaggregated request's top-level usage teaches nothing).
@@ -113,6 +120,11 @@ export interface OriginStats {
   reportAgeMs: number | null;
   /** The engine's last measured prefill speed (prefill-rate events) and its age, or null. */
   measuredPrefill: MeasuredPrefill | null;
+  /**
+   * The prefill speed routing reads (speed-learner.ts): `tokensPerSecond` learned, or the prior
+   * while `samples` is 0; `fixedMs` the learned fixed time per request; the prior from settings.
+   */
+  prefill: LearnedSpeed & { priorTokensPerSecond: number };
   ownedTokens: number;
   capacityTokens: number;
   routed: number;

@@ -4,7 +4,7 @@
  * disaggregated, a prefill leg; each leg is a load-board lease (under the ticket, or under
  * `prefillLeaseKey(ticket)`) and a claim in the index. Undoing a leg releases its lease as not
  * served and takes its claim back; settling one tells the board's circuit, and the capacity
- * learner, what the request proved. Failures are counted by kind here, against whichever leg
+ * learners (capacity, prefill speed), what the request proved. Failures are counted by kind here, against whichever leg
  * failed (`failures`, `prefillFailed` in `stats`).
  *
  * The router decides which origins serve a ticket and when it ends; this module keeps the books,
@@ -13,7 +13,7 @@
 import type { Slot } from "../origin-indexes.ts";
 import { prefillWork } from "../prefill-work.ts";
 import type { Claim } from "./claim-index.ts";
-import { type RouterParts, tokensPerChunk } from "./router-parts.ts";
+import { drainAtLearnedSpeeds, type RouterParts, tokensPerChunk } from "./router-parts.ts";
 import type { FailureKind, Outcome } from "./router-types.ts";
 import { prefillLeaseKey, type Ticket, Tickets, ticketOfPrefillLease } from "./tickets.ts";
 
@@ -75,9 +75,10 @@ export class TicketLegs {
       slots.at(prefillSlot).routed++;
     }
     const cached = prefill ? promptTokens : claim.matchedTokens;
+    const queuedTokens = this.#parts.board.queued(slot, now);
     this.#leaseBoard(ticket, slot, hashes, promptTokens, cached, now);
     slots.at(slot).routed++;
-    this.#tickets.set(ticket, claim, prefill);
+    this.#tickets.set(ticket, claim, prefill, queuedTokens);
     return claim;
   }
 
@@ -179,6 +180,7 @@ export class TicketLegs {
       if (!prefill && outcome.cachedTokens !== undefined) {
         capacity.learn(claim.slot, claim, outcome, claims.feed === "router");
       }
+      if (!prefill) this.#learnSpeed(claim.slot, t.queuedTokens, outcome, now);
     } else if (failure === undefined) {
       // Neither success nor the origin's fault (client left, 4xx): a half-open probe that ends
       // this way proves nothing, so the next request may probe.
@@ -213,6 +215,22 @@ export class TicketLegs {
       }
     } else {
       board.onAbandon(prefill.slot);
+    }
+  }
+
+  /**
+   * A request served whole with its time to first token measured: a sample of the origin's
+   * prefill speed (speed-learner.ts), the board's queue draining at the new speed. Its own
+   * work is what the engine prefilled (its `cached_tokens`, else the claim's prediction).
+   */
+  #learnSpeed(slot: Slot, queuedTokens: number, outcome: Outcome, now: number): void {
+    const { ttftMs, promptTokens } = outcome;
+    if (ttftMs === undefined || promptTokens === undefined) return;
+    const { pool, speeds } = this.#parts;
+    const cached = outcome.cachedTokens ?? 0;
+    const workTokens = prefillWork(cached, promptTokens, pool.prefillAttentionTokens);
+    if (speeds.observe(slot, { ttftMs, workTokens, queuedTokens }, now)) {
+      drainAtLearnedSpeeds(this.#parts, now);
     }
   }
 
