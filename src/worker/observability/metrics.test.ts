@@ -170,6 +170,12 @@ describe("GET /metrics", () => {
       expect(m("llm_router_origin_health", { origin: id, state: "down" })).toBe(0);
       expect(m("llm_router_circuit_state", { origin: id, state: "closed" })).toBe(1);
       expect(m("llm_router_outstanding_requests", { origin: id })).toBe(0);
+      // Too few requests to learn from: routing reads the prior, and says so.
+      const speed = (source: string) =>
+        m("llm_router_origin_prefill_tokens_per_second", { origin: id, source });
+      expect(speed("prior")).toBeGreaterThan(0);
+      expect(speed("learned")).toBe(speed("prior"));
+      expect(m("llm_router_origin_prefill_samples", { origin: id })).toBe(0);
     }
     expect(m("llm_router_index_chunks")).toBeGreaterThan(0);
     expect(m("llm_router_routed_total")).toBe(m("llm_router_decisions_total"));
