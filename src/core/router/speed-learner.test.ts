@@ -65,16 +65,17 @@ describe("SpeedLearner", () => {
     fc.assert(
       fc.property(
         fc.double({ min: 1_000, max: 100_000, noNaN: true }),
-        fc.double({ min: 0, max: 200, noNaN: true }),
+        fc.double({ min: 0, max: 50, noNaN: true }),
         fc.constantFrom(0.4, 2.5, 0.1, 10),
         fc.integer(),
         (speed, fixedMs, calibration, seed) => {
           const l = learner(speed * calibration);
-          feed(l, origin(speed, fixedMs, 0.3, seed), 100, 0);
+          // TTFTs off by up to 20% either way; F up to 50 ms (an engine's scheduling, HTTP).
+          feed(l, origin(speed, fixedMs, 0.2, seed), 100, 0);
           return within(l.speed(A), speed, 0.2);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 300 },
     );
   });
 
