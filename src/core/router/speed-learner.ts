@@ -166,10 +166,6 @@ export class SpeedLearner {
     return this.#factor;
   }
 
-  fixedMs(slot: Slot): number {
-    return this.#at(slot).fixedMs;
-  }
-
   /** A completion's sample; returns whether a speed changed (this origin's, or the unlearned). */
   observe(slot: Slot, sample: SpeedSample, now: number): boolean {
     const { ttftMs, workTokens, queuedTokens } = sample;
