@@ -70,7 +70,7 @@ describe("BytesPerTokenLearner", () => {
         fc.array(fc.tuple(fc.double({ min: 0, max: 1e9 }), fc.integer({ min: 0, max: 1e6 }))),
         (samples) => {
           const l = new BytesPerTokenLearner();
-          samples.forEach(([b, t], k) => l.observe(b, t, k));
+          for (const [k, [b, t]] of samples.entries()) l.observe(b, t, k);
           return l.ratio >= MIN_RATIO && l.ratio <= MAX_RATIO;
         },
       ),
