@@ -201,6 +201,9 @@ export function simulate(
     const request = {
       chunkHashes: hashesOf(w, i),
       promptTokens: w.promptTokens[i] as number,
+      // A workload is in tokens of BYTES_PER_TOKEN canonical bytes each (its chunkBytes too),
+      // so the router learns exactly that ratio (router/bytes-per-token.ts) and estimates as before.
+      promptBytes: (w.promptTokens[i] as number) * BYTES_PER_TOKEN,
       client: clientConfig?.clientOf(i),
     };
     if (clientConfig) offered.set(request, i);

@@ -180,6 +180,7 @@ export class EdgeCoordinator {
       bootstrap,
       records,
       load: this.#vector(now),
+      bytesPerToken: this.#router.bytesPerToken,
       rate: addRates(this.#rate.read(now), this.#othersRate),
       hot: this.#hottest(now),
     };

@@ -21,7 +21,7 @@ import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 
 export const MIN_RATIO = 0.5;
 export const MAX_RATIO = 16;
-const STEP = Math.log(1.5);
+const STEP = Math.log(2);
 const PRIOR_WEIGHT = 8;
 const MAX_WEIGHT = 64;
 const HALF_LIFE_MS = 300_000;
@@ -40,11 +40,17 @@ function clamp(x: number, lo: number, hi: number): number {
 }
 
 export class BytesPerTokenLearner {
+  /** False for an edge replica's router: it adopts its coordinator's instead. */
+  readonly #learns: boolean;
   /** The estimate, as log(bytes per token). */
   #log = Math.log(BYTES_PER_TOKEN);
   #weight = PRIOR_WEIGHT;
   #samples = 0;
   #at: number | null = null;
+
+  constructor(learns = true) {
+    this.#learns = learns;
+  }
 
   /** Bytes per token routing reads. */
   get ratio(): number {
@@ -56,7 +62,13 @@ export class BytesPerTokenLearner {
    * True when the estimate moved (a sample was taken).
    */
   observe(bytes: number, tokens: number, now: number): boolean {
-    if (!(tokens >= MIN_TOKENS) || !(bytes > 0) || !Number.isFinite(bytes / tokens)) return false;
+    if (
+      !this.#learns ||
+      !(tokens >= MIN_TOKENS) ||
+      !(bytes > 0) ||
+      !Number.isFinite(bytes / tokens)
+    )
+      return false;
     if (this.#at !== null && now > this.#at) {
       const decayed = this.#weight * 2 ** (-(now - this.#at) / HALF_LIFE_MS);
       this.#weight = Math.max(PRIOR_WEIGHT, decayed);

@@ -29,6 +29,7 @@ import { usesActiveChunks } from "../policies/index.ts";
 import type { OriginView } from "../policies/policy.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
+import { BytesPerTokenLearner, type LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
 import { ClaimIndex } from "./claim-index.ts";
@@ -42,7 +43,15 @@ import { originViews, policyContext } from "./policy-context.ts";
 import { PoolPolicy } from "./pool-policy.ts";
 import { poolWaitMs } from "./pool-wait.ts";
 import { ReplicaSeams } from "./replica-seams.ts";
-import { prefillSpeed, priorSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
+import {
+  chunkTokens,
+  prefillSpeed,
+  priorSpeed,
+  promptTokensOf,
+  type RouterParts,
+  retoken,
+  tokensPerChunk,
+} from "./router-parts.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import { hotPrefixStats, originStats } from "./router-stats.ts";
 import type {
@@ -79,6 +88,7 @@ export class CoreRouter {
   readonly #slots = new OriginSlots();
   readonly #capacity: CapacityLearner;
   readonly #speeds: SpeedLearner;
+  readonly #bytesPerToken: BytesPerTokenLearner;
   /** The live parts, as the modules beside the router read them (router-parts.ts). */
   readonly #parts: RouterParts;
   readonly #legs: TicketLegs;
@@ -92,12 +102,16 @@ export class CoreRouter {
     this.model = options.model;
     this.#policy = new PoolPolicy(options.seed ?? 1);
     this.#board = new LoadBoard(boardOptions(pool, usesActiveChunks(pool)));
-    this.#capacity = new CapacityLearner(tokensPerChunk(pool), (slot, chunks) =>
+    // KV capacities convert tokens to chunks at the prior bytes per token (known limit:
+    // docs/architecture.md); the index reads chunks as tokens at the learned one.
+    this.#capacity = new CapacityLearner(chunkTokens(pool.chunkBytes), (slot, chunks) =>
       this.#claims.setCapacity(slot, chunks),
     );
     // An edge replica's board holds only its own isolate's leases: it takes its coordinator's
     // learned speeds instead of learning from its own partial queue.
     this.#speeds = new SpeedLearner(!options.edge);
+    // Its bytes per token likewise: the coordinator learns from every isolate's completions.
+    this.#bytesPerToken = new BytesPerTokenLearner(!options.edge);
     // Getters: applySettings and restore replace the settings, the index and the board.
     const router = this;
     this.#parts = {
@@ -113,6 +127,7 @@ export class CoreRouter {
       },
       capacity: this.#capacity,
       speeds: this.#speeds,
+      bytesPerToken: this.#bytesPerToken,
     };
     this.#legs = new TicketLegs(this.#parts, options.ticketPrefix ?? "t");
     this.#seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
@@ -120,8 +135,25 @@ export class CoreRouter {
     this.applySettings(pool);
   }
 
+  /** Tokens in one index chunk, at the pool's learned bytes per token. */
   get tokensPerChunk(): number {
-    return tokensPerChunk(this.#pool);
+    return tokensPerChunk(this.#parts);
+  }
+
+  /** A request's prompt tokens as the core estimates them (router-parts.ts `promptTokensOf`). */
+  promptTokens(request: RouteRequest): number {
+    return promptTokensOf(this.#parts, request);
+  }
+
+  /** The pool's bytes per token as learned (bytes-per-token.ts). */
+  get bytesPerToken(): LearnedBytesPerToken {
+    return this.#bytesPerToken.saved();
+  }
+
+  /** Take another router's learned bytes per token (a replica its coordinator's). */
+  adoptBytesPerToken(learned: LearnedBytesPerToken): void {
+    this.#bytesPerToken.adopt(learned);
+    retoken(this.#parts);
   }
 
   get policyName(): string {
@@ -142,7 +174,7 @@ export class CoreRouter {
       // old index is meaningless.
       this.#claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks, pool.indexFeed);
       this.#hot.clear();
-      this.#capacity.reindex(this.tokensPerChunk);
+      this.#capacity.reindex(chunkTokens(pool.chunkBytes));
     }
     this.#policy.configure(pool.policy, pool.shadowPolicies);
     this.#disaggregated = pool.origins.some((o) => o.role !== "both");
@@ -181,9 +213,11 @@ export class CoreRouter {
    * pd-decision.ts then says whether a prefill origin prefills, and that origin is leased and
    * claimed too.
    */
-  route(request: RouteRequest, now: number): RouteDecision {
+  route(asked: RouteRequest, now: number): RouteDecision {
     this.expire(now);
-    const { chunkHashes: hashes, promptTokens } = request;
+    const promptTokens = promptTokensOf(this.#parts, asked);
+    const request = promptTokens === asked.promptTokens ? asked : { ...asked, promptTokens };
+    const { chunkHashes: hashes } = request;
     this.#claims.match(hashes);
     this.#hot.observe(hashes, now);
     const rng = this.#policy.rng;
@@ -204,7 +238,15 @@ export class CoreRouter {
     const pd = this.#disaggregated ? disaggregate(this.#parts, request, slot, rng, now) : null;
     const prefillSlot = pd?.prefill?.slot ?? null;
     const ticket = this.#legs.issue();
-    const claim = this.#legs.lease(ticket, hashes, slot, promptTokens, prefillSlot, now);
+    const claim = this.#legs.lease(
+      ticket,
+      hashes,
+      slot,
+      promptTokens,
+      prefillSlot,
+      now,
+      request.promptBytes,
+    );
     const { matchedTokens } = claim;
     const origin = this.#slots.at(slot).settings.id;
     const prefill: PrefillLeg | null = pd?.prefill
@@ -383,7 +425,9 @@ export class CoreRouter {
       ...this.#capacity.saved(slot),
       speed: this.#speeds.saved(slot),
     }));
-    return encodeSnapshot({ chunkBytes: this.#pool.chunkBytes, slots }, this.#claims.snapshot());
+    const { chunkBytes } = this.#pool;
+    const bytesPerToken = this.#bytesPerToken.saved();
+    return encodeSnapshot({ chunkBytes, slots, bytesPerToken }, this.#claims.snapshot());
   }
 
   /**
@@ -394,6 +438,7 @@ export class CoreRouter {
   restore(bytes: Uint8Array): void {
     const { header, index } = decodeSnapshot(bytes);
     if (header.chunkBytes !== this.#pool.chunkBytes) return;
+    if (header.bytesPerToken) this.#bytesPerToken.adopt(header.bytesPerToken);
     this.#claims = new ClaimIndex(
       this.tokensPerChunk,
       this.#pool.indexMaxChunks,
@@ -413,6 +458,7 @@ export class CoreRouter {
     return {
       model: this.model,
       policy: this.#policy.name,
+      bytesPerToken: this.#bytesPerToken.saved(),
       origins: this.#slots.order.map((slot) => originStats(this.#parts, slot, now)),
       index: { chunks, nodes, ownerships, bytes },
       decisions: { total: this.#log.total, byReason: { ...this.#log.byReason } },

@@ -26,6 +26,8 @@ export interface RecordedRoute {
   readonly parent: number | null;
   readonly run: readonly number[];
   readonly promptTokens: number;
+  /** The canonical prompt's bytes, when the edge sent them (router-types.ts `RouteRequest`). */
+  readonly promptBytes?: number | undefined;
   readonly reason: string;
 }
 

@@ -31,7 +31,7 @@ export function policyContext(
   const { pool, slots, board, claims } = parts;
   const { chunkHashes, promptTokens } = request;
   const order = slots.order;
-  const tokensPerChunk = chunkTokens(pool);
+  const tokensPerChunk = chunkTokens(parts);
   const matchedTokens = order.map((slot) => claims.matchedTokens(slot, promptTokens));
   const whole = pool.disaggregation.prefillServesWhole;
   return {
@@ -76,8 +76,8 @@ export function originViews(
   edge?: EdgeHooks,
   servesWhole?: (settings: OriginSettings, position: number, load: OriginLoadView) => boolean,
 ): OriginView[] {
-  const { pool, slots, board, claims } = parts;
-  const tokensPerChunk = chunkTokens(pool);
+  const { slots, board, claims } = parts;
+  const tokensPerChunk = chunkTokens(parts);
   return slots.order.map((slot, i) => {
     const { settings } = slots.at(slot);
     const own = board.view(slot, now);

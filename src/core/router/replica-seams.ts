@@ -10,7 +10,7 @@ import type { LearnedCapacity } from "./capacity-learner.ts";
 import type { DecisionLog } from "./decision-log.ts";
 import type { OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
 import type { HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
-import { drainAtLearnedSpeeds, type RouterParts } from "./router-parts.ts";
+import { drainAtLearnedSpeeds, promptTokensOf, type RouterParts } from "./router-parts.ts";
 import type { LearnedSpeed } from "./speed-learner.ts";
 import type { TicketLegs } from "./ticket-legs.ts";
 
@@ -42,8 +42,9 @@ export class ReplicaSeams {
     const hashes = path === null ? [] : path.concat(route.run);
     const deepestChunks = claims.match(hashes);
     this.#hot.observe(hashes, now);
-    const { promptTokens, reason } = route;
-    const claim = this.#legs.lease(ticket, hashes, slot, promptTokens, null, now);
+    const { reason, promptBytes } = route;
+    const promptTokens = promptTokensOf(this.#parts, route);
+    const claim = this.#legs.lease(ticket, hashes, slot, promptTokens, null, now, promptBytes);
     this.#log.record({
       at: now,
       origin: route.origin,

@@ -17,7 +17,7 @@ import type { HotPrefixStats, OriginStats } from "./router-types.ts";
 export function originStats(parts: RouterParts, slot: Slot, now: number): OriginStats {
   const { settings, routed } = parts.slots.at(slot);
   const load = parts.board.view(slot, now);
-  const chunkTokens = tokensPerChunk(parts.pool);
+  const chunkTokens = tokensPerChunk(parts);
   return {
     id: settings.id,
     url: settings.url,
@@ -44,7 +44,7 @@ export function hotPrefixStats(parts: RouterParts, prefix: HotPrefix): HotPrefix
   const holders = parts.claims.holders(prefix.hashes, prefix.depth, slots.order);
   return {
     id: (prefix.hashes.at(-1) as number).toString(16),
-    tokens: prefix.depth * tokensPerChunk(parts.pool),
+    tokens: prefix.depth * tokensPerChunk(parts),
     requests: prefix.requests,
     error: prefix.error,
     ratePerSecond: prefix.ratePerSecond,

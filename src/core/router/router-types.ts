@@ -7,6 +7,7 @@ import type { Health } from "../engine-events.ts";
 import type { CircuitState } from "../load-board/circuit-breaker.ts";
 import type { MeasuredPrefill } from "../load-board/load-board.ts";
 import type { EngineLoad } from "../policies/policy.ts";
+import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { PdReason } from "./disaggregation.ts";
 import type { ShadowStats } from "./shadow-evaluation.ts";
 import type { LearnedSpeed } from "./speed-learner.ts";
@@ -23,7 +24,14 @@ export interface RouteClient {
 export interface RouteRequest {
   /** chunkHashes[i] names chunks 0..i of the canonical prompt (computed at the edge). */
   readonly chunkHashes: ArrayLike<number>;
+  /** The caller's estimate of prompt tokens (bytes / 4 at the edge). */
   readonly promptTokens: number;
+  /**
+   * The canonical prompt's bytes, as the edge hashed them: when present, the core estimates
+   * prompt tokens from them at the pool's learned bytes per token (bytes-per-token.ts) and
+   * learns that ratio from the engine's `prompt_tokens` on `complete`.
+   */
+  readonly promptBytes?: number | undefined;
   readonly sessionKey?: string | undefined;
   /** Choices asked for (OpenAI's `n`); absent means 1. More than one is never disaggregated. */
   readonly n?: number | undefined;
@@ -159,6 +167,8 @@ export interface HotPrefixStats {
 export interface RouterStats {
   model: string;
   policy: string;
+  /** The pool's bytes per token, learned from engines' `prompt_tokens` (bytes-per-token.ts). */
+  bytesPerToken: LearnedBytesPerToken;
   origins: OriginStats[];
   index: { chunks: number; nodes: number; ownerships: number; bytes: number };
   decisions: { total: number; byReason: Record<string, number> };

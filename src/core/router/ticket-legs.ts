@@ -13,7 +13,7 @@
 import type { Slot } from "../origin-indexes.ts";
 import { prefillWork } from "../prefill-work.ts";
 import type { Claim } from "./claim-index.ts";
-import { drainAtLearnedSpeeds, type RouterParts, tokensPerChunk } from "./router-parts.ts";
+import { drainAtLearnedSpeeds, type RouterParts, retoken, tokensPerChunk } from "./router-parts.ts";
 import type { FailureKind, Outcome } from "./router-types.ts";
 import { prefillLeaseKey, type Ticket, Tickets, ticketOfPrefillLease } from "./tickets.ts";
 
@@ -64,6 +64,7 @@ export class TicketLegs {
     promptTokens: number,
     prefillSlot: Slot | null,
     now: number,
+    promptBytes?: number,
   ): Claim {
     const { claims, slots } = this.#parts;
     const claim = claims.claim(hashes, slot, promptTokens, now);
@@ -78,7 +79,7 @@ export class TicketLegs {
     const queuedTokens = this.#parts.board.queued(slot, now);
     this.#leaseBoard(ticket, slot, hashes, promptTokens, cached, now);
     slots.at(slot).routed++;
-    this.#tickets.set(ticket, claim, prefill, queuedTokens);
+    this.#tickets.set(ticket, claim, prefill, queuedTokens, promptBytes);
     return claim;
   }
 
@@ -96,7 +97,7 @@ export class TicketLegs {
     board.lease(key, slot, promptTokens, work, now, {
       uncachedTokens: promptTokens - cachedTokens,
       hashes,
-      partial: promptTokens > hashes.length * tokensPerChunk(pool),
+      partial: promptTokens > hashes.length * tokensPerChunk(this.#parts),
     });
   }
 
@@ -181,6 +182,7 @@ export class TicketLegs {
         capacity.learn(claim.slot, claim, outcome, claims.feed === "router");
       }
       if (!prefill) this.#learnSpeed(claim.slot, t.queuedTokens, outcome, now);
+      this.#learnBytesPerToken(t.promptBytes, outcome, now);
     } else if (failure === undefined) {
       // Neither success nor the origin's fault (client left, 4xx): a half-open probe that ends
       // this way proves nothing, so the next request may probe.
@@ -232,6 +234,17 @@ export class TicketLegs {
     if (speeds.observe(slot, { ttftMs, workTokens, queuedTokens }, now)) {
       drainAtLearnedSpeeds(this.#parts, now);
     }
+  }
+
+  /**
+   * A request whose canonical bytes the caller sent came back with the engine's prompt tokens
+   * (the prefill leg's when disaggregated): a sample of the pool's bytes per token
+   * (bytes-per-token.ts), which the index's tokens per chunk follow.
+   */
+  #learnBytesPerToken(promptBytes: number | undefined, outcome: Outcome, now: number): void {
+    const tokens = outcome.prefill?.promptTokens ?? outcome.promptTokens;
+    if (promptBytes === undefined || tokens === undefined) return;
+    if (this.#parts.bytesPerToken.observe(promptBytes, tokens, now)) retoken(this.#parts);
   }
 
   #blame(slot: Slot, kind: FailureKind, now: number): void {

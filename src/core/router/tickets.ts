@@ -22,6 +22,8 @@ export interface Ticket {
    * stood before the request's own prefill, for the speed learner (speed-learner.ts).
    */
   readonly queuedTokens: number;
+  /** The canonical prompt's bytes when the caller sent them (for bytes-per-token.ts). */
+  readonly promptBytes?: number | undefined;
 }
 
 const PREFILL_SUFFIX = "~p";
@@ -58,8 +60,14 @@ export class Tickets {
     return this.#live.get(ticket);
   }
 
-  set(ticket: string, claim: Claim, prefill: Claim | null, queuedTokens: number): void {
-    this.#live.set(ticket, { claim, prefill, queuedTokens });
+  set(
+    ticket: string,
+    claim: Claim,
+    prefill: Claim | null,
+    queuedTokens: number,
+    promptBytes?: number,
+  ): void {
+    this.#live.set(ticket, { claim, prefill, queuedTokens, promptBytes });
   }
 
   /** The ticket, and it is no longer live; undefined if it was not. */

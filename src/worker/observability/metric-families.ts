@@ -142,6 +142,11 @@ export const families = {
     "gauge",
     "Prompt tokens the index lets the origin hold (learned from engine usage).",
   ),
+  poolBytesPerToken: f(
+    `${P}pool_bytes_per_token`,
+    "gauge",
+    "Canonical prompt bytes per engine prompt token, learned from engines' prompt_tokens (prior 4): how the router turns bytes into tokens.",
+  ),
   indexChunks: f(`${P}index_chunks`, "gauge", "Distinct prompt chunks in the pool's index."),
   indexNodes: f(`${P}index_nodes`, "gauge", "Radix nodes in the pool's index."),
   indexOwnerships: f(

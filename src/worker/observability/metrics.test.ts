@@ -177,6 +177,7 @@ describe("GET /metrics", () => {
       expect(speed("learned")).toBe(speed("prior"));
       expect(m("llm_router_origin_prefill_samples", { origin: id })).toBe(0);
     }
+    expect(m("llm_router_pool_bytes_per_token")).toBeGreaterThan(0);
     expect(m("llm_router_index_chunks")).toBeGreaterThan(0);
     expect(m("llm_router_routed_total")).toBe(m("llm_router_decisions_total"));
   });

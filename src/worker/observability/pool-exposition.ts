@@ -54,6 +54,7 @@ function writeRouter(w: MetricsWriter, base: Labels, r: RouterStats): void {
       w.sample(F.circuit, { ...labels, state }, o.circuit === state ? 1 : 0);
     }
   }
+  w.sample(F.poolBytesPerToken, base, r.bytesPerToken.bytesPerToken);
   w.sample(F.indexChunks, base, r.index.chunks);
   w.sample(F.indexNodes, base, r.index.nodes);
   w.sample(F.indexOwnerships, base, r.index.ownerships);
