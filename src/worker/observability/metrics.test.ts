@@ -18,6 +18,7 @@ import {
 const MODEL = "metrics-model";
 const FAILOVER = "metrics-failover";
 const FALLBACK = "metrics-fallback";
+const BYTES = "metrics-bytes";
 
 beforeAll(async () => {
   await putSettings({
@@ -31,6 +32,7 @@ beforeAll(async () => {
         retry: { maxAttempts: 2, backoffMs: 0 },
       }),
       [FALLBACK]: pool([origin("mb-1")]),
+      [BYTES]: pool([origin("mt-1")]),
     },
   });
 });
@@ -180,6 +182,18 @@ describe("GET /metrics", () => {
     expect(m("llm_router_pool_bytes_per_token")).toBeGreaterThan(0);
     expect(m("llm_router_index_chunks")).toBeGreaterThan(0);
     expect(m("llm_router_routed_total")).toBe(m("llm_router_decisions_total"));
+  });
+
+  it("shows the pool's bytes per token, learned from the engine's prompt_tokens against the bytes the Worker hashed", async () => {
+    const ratio = async () =>
+      sum(await metrics(), "llm_router_pool_bytes_per_token", { model: BYTES });
+    expect(await ratio()).toBe(4);
+    // The test origin counts a token per 4 bytes of the whole body, JSON around the prompt
+    // included: a little fewer canonical bytes per token than 4.
+    const res = await send(BYTES, [{ role: "user", content: "tokens ".repeat(400) }]);
+    expect(res.status).toBe(200);
+    await waitFor(async () => (await ratio()) < 4, 5000, "a learned bytes per token");
+    expect(await ratio()).toBeGreaterThan(3.5);
   });
 
   it("counts failovers by origin and kind", async () => {
