@@ -77,6 +77,13 @@ describe("BytesPerTokenLearner", () => {
     );
   });
 
+  it("follows a change of tokenizer (4 to 1 byte per token) within 300 requests", () => {
+    const l = new BytesPerTokenLearner();
+    const at = feed(l, stream(4, 0.1, 5), 300);
+    feed(l, stream(1, 0.1, 6), 300, at);
+    expect(Math.abs(l.ratio - 1)).toBeLessThan(0.05);
+  });
+
   it("ignores short prompts, whose template tokens dominate", () => {
     const l = new BytesPerTokenLearner();
     expect(l.observe(20, 20, 0)).toBe(false);

@@ -7,12 +7,12 @@
  * llama.cpp engines) exactly 1.
  *
  * The estimate is a weighted mean of log(bytes / tokens), each sample first clamped to
- * [MIN_RATIO, MAX_RATIO] and then to within a factor STEP of the current estimate (so one wild
- * sample, e.g. a short prompt under a long chat template, moves it by at most log(STEP) /
- * (weight + 1)). The prior counts as PRIOR_WEIGHT samples; the total weight is capped at
+ * [MIN_RATIO, MAX_RATIO] and then to within a factor 2 of the current estimate (STEP, in logs),
+ * so one wild sample moves it by at most STEP / (weight + 1): about 1% once learned, 8% against
+ * the prior alone. The prior counts as PRIOR_WEIGHT samples; the total weight is capped at
  * MAX_WEIGHT (after which it is an exponential average over about that many requests) and
- * halves every HALF_LIFE_MS without traffic, never below PRIOR_WEIGHT, so a changed model or
- * workload is followed within minutes. Prompts under MIN_TOKENS teach nothing: a template's
+ * halves every HALF_LIFE_MS without traffic, never below PRIOR_WEIGHT: a changed model or
+ * workload is followed within some 300 requests (unit tests), fewer after a quiet spell. Prompts under MIN_TOKENS teach nothing: a template's
  * fixed tokens dominate them.
  *
  * Pure: `now` is passed in. The learned value is snapshot, shown, and sent to edge replicas.

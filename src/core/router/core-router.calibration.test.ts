@@ -25,7 +25,10 @@ function router(prior: (id: string) => number): CoreRouter {
 function fresh(n: number, chunks: number) {
   const hashes: number[] = [];
   let h = 1_000_003 * n + 17;
-  for (let i = 0; i < chunks; i++) hashes.push((h = chainHash(h, i)));
+  for (let i = 0; i < chunks; i++) {
+    h = chainHash(h, i);
+    hashes.push(h);
+  }
   return { chunkHashes: hashes, promptTokens: chunks * 64 };
 }
 
@@ -72,7 +75,10 @@ function burst(r: CoreRouter, from: number): number[] {
   return Array.from({ length: 40 }, (_, k) => {
     const hashes: number[] = [];
     let h = 99;
-    for (let i = 0; i < 100; i++) hashes.push((h = chainHash(h, i < 96 ? i : 1000 * k + i)));
+    for (let i = 0; i < 100; i++) {
+      h = chainHash(h, i < 96 ? i : 1000 * k + i);
+      hashes.push(h);
+    }
     const origin = r.route({ chunkHashes: hashes, promptTokens: 6400 }, from + k * 40).origin;
     if (!seen.includes(origin)) seen.push(origin);
     return seen.indexOf(origin);
