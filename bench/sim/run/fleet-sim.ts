@@ -4,8 +4,11 @@
  *
  * - arrival: `route(request, now)`; the request joins its origin's engine (cutting a decode span
  *   so the engine's next iteration sees it);
- * - the response ends: `complete(ticket, { ok, promptTokens, cachedTokens }, now)` with
- *   the engine's own cached-token count, as vLLM reports `prompt_tokens_details.cached_tokens`;
+ * - the response ends: `complete(ticket, { ok, promptTokens, cachedTokens, ttftMs }, now)`
+ *   with the engine's own cached-token count, as vLLM reports
+ *   `prompt_tokens_details.cached_tokens`, and its time to first token from when the request
+ *   reached it, as the Worker measures a streamed answer's first byte (the router learns each
+ *   origin's prefill speed from them: src/core/router/speed-learner.ts);
  * - what else the router hears follows the policy's information model (information.ts): at
  *   start each origin reports its KV capacity; load reports (running, waiting, KV usage) every
  *   interval, arriving late; the engines' KV events after each step that caches or evicts
@@ -160,6 +163,8 @@ export function simulate(
   const prefillLegs: (EngineRequest | undefined)[] = new Array(w.size);
   const transferMs: number[] = [];
   const routedTo = new Int32Array(w.size);
+  /** When each request reached its engine (the origin's TTFB counts from there). */
+  const placedAt = new Float64Array(w.size);
   const prefilled = new Float64Array(origins);
   let overflows = 0;
   let expired = 0;
@@ -196,6 +201,9 @@ export function simulate(
     const request = {
       chunkHashes: hashesOf(w, i),
       promptTokens: w.promptTokens[i] as number,
+      // A workload is in tokens of BYTES_PER_TOKEN canonical bytes each (its chunkBytes too),
+      // so the router learns exactly that ratio (router/bytes-per-token.ts) and estimates as before.
+      promptBytes: (w.promptTokens[i] as number) * BYTES_PER_TOKEN,
       client: clientConfig?.clientOf(i),
     };
     if (clientConfig) offered.set(request, i);
@@ -235,6 +243,7 @@ export function simulate(
     const output = w.outputTokens[i] as number;
     const r = engineRequest(i, hashes, promptTokens, output, startOf(i, t));
     requests[i] = r;
+    placedAt[i] = t;
     submit(o, r, t);
   };
 
@@ -303,6 +312,7 @@ export function simulate(
       ok: true,
       promptTokens: r.promptTokens,
       cachedTokens: r.cachedTokens,
+      ttftMs: leg ? undefined : r.firstTokenMs - (placedAt[r.id] as number),
       prefill,
     };
     if (!front.complete(r.id, outcome, t)) expired++;

@@ -32,6 +32,11 @@ export interface AdmissionRouter {
   route(request: RouteRequest, now: number): RouteDecision;
   /** The pool's best origin's wait before a prefill starts, ms (router/pool-wait.ts). */
   waitMs(now: number, meanWork: number): number;
+  /**
+   * The request's prompt tokens as the router estimates them (its learned bytes per token:
+   * router/bytes-per-token.ts); absent, the request's own estimate.
+   */
+  promptTokens?(request: RouteRequest): number;
 }
 
 /** How a request left admission: bound to an origin (after `waitedMs` here), or shed. */
@@ -131,7 +136,7 @@ export class Admission {
   /** A new request `id` (unique among those waiting): routed, shed, or waiting. */
   offer(id: string, request: RouteRequest, now: number): Offered {
     return this.#guarded(() => {
-      const tokens = request.promptTokens;
+      const tokens = this.#router.promptTokens?.(request) ?? request.promptTokens;
       this.#meanWork =
         this.#meanWork === 0
           ? tokens

@@ -44,6 +44,7 @@ describe("a cold replica whose coordinator does not answer", () => {
         bootstrap: null,
         records: [],
         load: [],
+        bytesPerToken: { bytesPerToken: 4, samples: 0 },
         rate: { requestsPerSecond: 0, meanPrefillWork: 0 },
         hot: [],
       },

@@ -180,6 +180,7 @@ export class EdgeCoordinator {
       bootstrap,
       records,
       load: this.#vector(now),
+      bytesPerToken: this.#router.bytesPerToken,
       rate: addRates(this.#rate.read(now), this.#othersRate),
       hot: this.#hottest(now),
     };
@@ -351,7 +352,7 @@ export class EdgeCoordinator {
   }
 
   #vector(now: number): OriginLoadEntry[] {
-    return this.#router.loads(now).map(({ id, load, capacity }) => {
+    return this.#router.loads(now).map(({ id, load, capacity, speed }) => {
       const o = this.#others.get(id);
       const engine = load.engine
         ? {
@@ -372,6 +373,7 @@ export class EdgeCoordinator {
         health: load.health,
         eligible: load.eligible,
         capacity,
+        speed,
       };
     });
   }

@@ -353,4 +353,25 @@ describe("edge coordination", () => {
     b.onFailure(50_000);
     expect(b.syncFirst(60_000)).toBe(false);
   });
+
+  it("the coordinator learns bytes per token from every isolate's completions; replicas adopt it", () => {
+    const { coordinator, isolates, sync } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    // Engines counting one token per byte (this project's llama.cpp engines), 4x bytes / 4.
+    for (let k = 0; k < 300; k++) {
+      const request = turn(k, 0);
+      const promptBytes = request.promptTokens * 4;
+      const d = a.route({ ...request, promptBytes }, 10 + k);
+      a.complete(d.ticket as string, { ok: true, promptTokens: promptBytes }, 10 + k);
+      if (k % 50 === 49) sync(a, 10 + k);
+    }
+    sync(a, 400);
+    sync(b, 410);
+    expect(coordinator.stats(410).bytesPerToken.bytesPerToken).toBeCloseTo(1, 1);
+    // b routed nothing: its estimate of a 4,096-byte prompt is the coordinator's, not 1,024.
+    const request = { ...turn(9_999, 0), promptBytes: 4096 };
+    expect(b.promptTokens(request)).toBeGreaterThan(3_900);
+  });
 });

@@ -211,6 +211,11 @@ export class EdgeReplica {
     return this.#router.waitMs(now, meanWork);
   }
 
+  /** The request's prompt tokens at the pool's bytes per token, as the coordinator learned it. */
+  promptTokens(request: RouteRequest): number {
+    return this.#router.promptTokens(request);
+  }
+
   /** Route a request (its chunk hashes as the edge computed them, every chunk). */
   route(request: RouteRequest, now: number): RouteDecision {
     this.#lastRequestAt = now;
@@ -218,7 +223,8 @@ export class EdgeReplica {
     const decision = this.#router.route({ ...request, chunkHashes: hashes }, now);
     const { ticket, origin, matchedTokens, reason } = decision;
     if (ticket === null || origin === null) return decision;
-    const { promptTokens } = request;
+    const { promptBytes } = request;
+    const promptTokens = this.#router.promptTokens(request);
     const held = Math.min(hashes.length, Math.floor(matchedTokens / this.#router.tokensPerChunk));
     const parent = held > 0 ? (hashes[held - 1] as number) : null;
     const run: number[] = [];
@@ -228,7 +234,16 @@ export class EdgeReplica {
     this.#live.set(ticket, effect);
     if (this.#announces(effect)) this.#announcing.set(ticket, "queued");
     this.#overlay.add(effect, 1);
-    const record = { t: "route" as const, ticket, origin, parent, run, promptTokens, reason };
+    const record = {
+      t: "route" as const,
+      ticket,
+      origin,
+      parent,
+      run,
+      promptTokens,
+      promptBytes,
+      reason,
+    };
     this.#buffer.push(record, [[effect, 1]], now);
     return decision;
   }
@@ -247,8 +262,7 @@ export class EdgeReplica {
   /** A long prefill, with a coordinator that answers: announced first (announce.ts). */
   #announces(effect: LiveEffect): boolean {
     if (this.#since === null || this.degraded) return false;
-    const o = this.#pool.origins.find((x) => x.id === effect.origin);
-    const speed = o?.prefillTokensPerSecond ?? this.#pool.prefillTokensPerSecond;
+    const speed = this.#router.prefillSpeed(effect.origin) ?? this.#pool.prefillTokensPerSecond;
     return announces((effect.work / speed) * 1000, this.#pool.edge.flushMs + this.#rttMs);
   }
 
@@ -363,7 +377,11 @@ export class EdgeReplica {
       }
     }
     this.#since = { epoch: answer.epoch, version: answer.version };
-    for (const e of answer.load) this.#router.adoptCapacity(e.id, e.capacity);
+    this.#router.adoptBytesPerToken(answer.bytesPerToken);
+    for (const e of answer.load) {
+      this.#router.adoptCapacity(e.id, e.capacity);
+      this.#router.adoptSpeed(e.id, e.speed, now);
+    }
     this.#overlay.rebase(answer.load, now, this.#buffer.waitingEffects());
     this.#rate = answer.rate;
     this.#hot = answer.hot;

@@ -142,6 +142,11 @@ describe("edge root", () => {
       const c = r.loads(600).find((o) => o.id === "c");
       expect(c?.load.measuredPrefill).toEqual(measured);
     }
+    // The coordinators learn from it, and their replicas take what they learned with the load.
+    for (const c of coordinators) {
+      expect(c.stats(600).origins.find((o) => o.id === "c")?.prefill.tokensPerSecond).toBe(560);
+    }
+    for (const r of replicas) expect(r.router.prefillSpeed("c")).toBe(560);
     // The root's same report, exchanged again, is not applied again (its age keeps growing).
     exchange(1000);
     const east = coordinators[0] as EdgeCoordinator;

@@ -13,8 +13,10 @@
  */
 import type { Health } from "../engine-events.ts";
 import type { MeasuredPrefill } from "../load-board/load-board.ts";
+import type { LearnedBytesPerToken } from "../router/bytes-per-token.ts";
 import type { LearnedCapacity } from "../router/capacity-learner.ts";
 import type { FailureKind, Outcome } from "../router/router-types.ts";
+import type { LearnedSpeed } from "../router/speed-learner.ts";
 
 /** Replica -> coordinator: one event of one request this isolate routed. */
 export type UpRecord =
@@ -27,6 +29,8 @@ export type UpRecord =
       readonly parent: number | null;
       readonly run: readonly number[];
       readonly promptTokens: number;
+      /** The canonical prompt's bytes, when the edge sent them (the coordinator learns from them). */
+      readonly promptBytes?: number | undefined;
       readonly reason: string;
       readonly outcome?: Outcome | undefined;
     }
@@ -107,6 +111,8 @@ export interface OriginLoadEntry {
   readonly eligible: boolean;
   /** Its capacity as the coordinator learned it from every isolate's completions. */
   readonly capacity: LearnedCapacity;
+  /** Its prefill speed as the coordinator learned it (speed-learner.ts); replicas adopt it. */
+  readonly speed: LearnedSpeed;
 }
 
 /** The pool's recent decisions: what a replica needs to tell how stale its view may be. */
@@ -141,6 +147,11 @@ export interface SyncAnswer {
    */
   readonly records: readonly DownRecord[];
   readonly load: readonly OriginLoadEntry[];
+  /**
+   * The pool's bytes per token as the coordinator learned it from every isolate's completions
+   * (bytes-per-token.ts; one per pool, so beside the per-origin `load`); replicas adopt it.
+   */
+  readonly bytesPerToken: LearnedBytesPerToken;
   readonly rate: PoolRate;
   readonly hot: readonly HotPrefixEntry[];
 }

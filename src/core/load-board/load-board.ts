@@ -173,6 +173,20 @@ export class LoadBoard {
     else this.#origins[i] = new OriginLoad(speed);
   }
 
+  /** Slot `i`'s queue drains at `speed` from `now` on (what drained before, at the old one). */
+  setSpeed(i: Slot, speed: number, now: number): void {
+    const o = this.#at(i);
+    o.advance(now);
+    o.speed = speed;
+  }
+
+  /** Prefill work the router estimates is queued at slot `i` (the view's queuedPrefillTokens). */
+  queued(i: Slot, now: number): number {
+    const o = this.#at(i);
+    o.advance(now);
+    return o.enqueued - o.served;
+  }
+
   /** Forget slot `i` (origin removed from settings); its leases are dropped. */
   remove(i: Slot): void {
     delete this.#origins[i];

@@ -1,12 +1,13 @@
 /**
  * Where each kind of engine event (engine-events.ts) lands in one origin's state: load, health
- * and measured prefill speed on the load board, a reported KV size in the capacity learner, a
- * cache reset and kv events in the index (kv events only when it is fed by them,
- * index-feed.ts). The switch is exhaustive, so a new event kind does not type-check until it has a place.
+ * and measured prefill speed on the load board (the speed also in the speed learner, which
+ * weighs it strongly: speed-learner.ts), a reported KV size in the capacity learner, a cache
+ * reset and kv events in the index (kv events only when it is fed by them, index-feed.ts). The
+ * switch is exhaustive, so a new event kind does not type-check until it has a place.
  */
 import type { EngineEvent } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
-import type { RouterParts } from "./router-parts.ts";
+import { drainAtLearnedSpeeds, type RouterParts } from "./router-parts.ts";
 
 export function applyEngineEvent(
   parts: RouterParts,
@@ -29,6 +30,7 @@ export function applyEngineEvent(
       break;
     case "prefill-rate":
       parts.board.reportPrefillRate(slot, event, now);
+      if (parts.speeds.measure(slot, event.tokensPerSecond, now)) drainAtLearnedSpeeds(parts, now);
       break;
     case "kv-stored":
     case "kv-removed":

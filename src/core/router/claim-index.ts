@@ -28,7 +28,7 @@ export interface Claim {
 
 export class ClaimIndex {
   readonly #index: RadixIndex;
-  readonly #tokensPerChunk: number;
+  #tokensPerChunk: number;
   readonly feed: IndexFeed;
   /** By slot: leading chunks of the last matched prompt each origin holds. */
   readonly #matched = new Int32Array(MAX_ORIGINS);
@@ -39,6 +39,11 @@ export class ClaimIndex {
     this.#index = snapshot
       ? RadixIndex.restore(snapshot, { maxChunks })
       : new RadixIndex({ maxOrigins: MAX_ORIGINS, maxChunks });
+  }
+
+  /** Tokens per chunk changed (the pool's learned bytes per token: bytes-per-token.ts). */
+  retoken(tokensPerChunk: number): void {
+    this.#tokensPerChunk = tokensPerChunk;
   }
 
   /**

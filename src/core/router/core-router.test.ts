@@ -193,7 +193,7 @@ describe("CoreRouter", () => {
     for (let k = 0; k < 10; k++) expect(r.route(prompt(4, 32, 0, 32), 5).origin).not.toBe(id);
   });
 
-  it("keeps an origin's measured prefill speed with its age, and routes as without it", () => {
+  it("keeps an origin's measured prefill speed with its age, and cost routes by it", () => {
     const plain = router("cost");
     const measured = router("cost");
     const id = origins[2]?.id as string;
@@ -204,14 +204,30 @@ describe("CoreRouter", () => {
       tokens: 3100,
       ageMs: 250,
     });
+    expect(measured.stats(350).origins.find((o) => o.id === id)?.prefill).toEqual({
+      tokensPerSecond: 560,
+      fixedMs: 0,
+      samples: 1,
+      priorTokensPerSecond: 10_000,
+    });
+    // Its peers measure the speed settings say (else they would take its correction).
+    for (const o of origins) {
+      if (o.id !== id)
+        measured.ingest(o.id, [{ type: "prefill-rate", tokensPerSecond: 10_000, tokens: 1 }], 100);
+    }
+    const sentTo = { plain: new Set<string | null>(), measured: new Set<string | null>() };
     for (let k = 0; k < 20; k++) {
-      const p = prompt(30 + (k % 5), 20, k, 30);
+      const p = prompt(30 + k, 20, k, 30);
       const a = plain.route(p, 200 + k);
       const b = measured.route(p, 200 + k);
-      expect(b.origin).toBe(a.origin);
+      sentTo.plain.add(a.origin);
+      sentTo.measured.add(b.origin);
       plain.complete(a.ticket as string, { ok: true }, 210 + k);
       measured.complete(b.ticket as string, { ok: true }, 210 + k);
     }
+    // An origin 18 times slower than its peers gets no fresh prompt while they are idle.
+    expect(sentTo.plain).toContain(id);
+    expect(sentTo.measured).not.toContain(id);
   });
 
   it("engine truth shrinks an origin's capacity on misses and regrows it on hits", () => {

@@ -29,6 +29,7 @@ import { usesActiveChunks } from "../policies/index.ts";
 import type { OriginView } from "../policies/policy.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
+import { BytesPerTokenLearner, type LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
 import { ClaimIndex } from "./claim-index.ts";
@@ -42,7 +43,15 @@ import { originViews, policyContext } from "./policy-context.ts";
 import { PoolPolicy } from "./pool-policy.ts";
 import { poolWaitMs } from "./pool-wait.ts";
 import { ReplicaSeams } from "./replica-seams.ts";
-import { prefillSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
+import {
+  chunkTokens,
+  prefillSpeed,
+  priorSpeed,
+  promptTokensOf,
+  type RouterParts,
+  retoken,
+  tokensPerChunk,
+} from "./router-parts.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
 import { hotPrefixStats, originStats } from "./router-stats.ts";
 import type {
@@ -53,6 +62,7 @@ import type {
   RouteRequest,
   RouterStats,
 } from "./router-types.ts";
+import { type LearnedSpeed, SpeedLearner } from "./speed-learner.ts";
 import { TicketLegs } from "./ticket-legs.ts";
 
 /** Hot prefixes listed by `stats`. */
@@ -77,6 +87,8 @@ export class CoreRouter {
   #board: LoadBoard;
   readonly #slots = new OriginSlots();
   readonly #capacity: CapacityLearner;
+  readonly #speeds: SpeedLearner;
+  readonly #bytesPerToken: BytesPerTokenLearner;
   /** The live parts, as the modules beside the router read them (router-parts.ts). */
   readonly #parts: RouterParts;
   readonly #legs: TicketLegs;
@@ -90,9 +102,16 @@ export class CoreRouter {
     this.model = options.model;
     this.#policy = new PoolPolicy(options.seed ?? 1);
     this.#board = new LoadBoard(boardOptions(pool, usesActiveChunks(pool)));
-    this.#capacity = new CapacityLearner(tokensPerChunk(pool), (slot, chunks) =>
+    // KV capacities convert tokens to chunks at the prior bytes per token (known limit:
+    // docs/architecture.md); the index reads chunks as tokens at the learned one.
+    this.#capacity = new CapacityLearner(chunkTokens(pool.chunkBytes), (slot, chunks) =>
       this.#claims.setCapacity(slot, chunks),
     );
+    // An edge replica's board holds only its own isolate's leases: it takes its coordinator's
+    // learned speeds instead of learning from its own partial queue.
+    this.#speeds = new SpeedLearner(!options.edge);
+    // Its bytes per token likewise: the coordinator learns from every isolate's completions.
+    this.#bytesPerToken = new BytesPerTokenLearner(!options.edge);
     // Getters: applySettings and restore replace the settings, the index and the board.
     const router = this;
     this.#parts = {
@@ -107,6 +126,8 @@ export class CoreRouter {
         return router.#board;
       },
       capacity: this.#capacity,
+      speeds: this.#speeds,
+      bytesPerToken: this.#bytesPerToken,
     };
     this.#legs = new TicketLegs(this.#parts, options.ticketPrefix ?? "t");
     this.#seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
@@ -114,8 +135,25 @@ export class CoreRouter {
     this.applySettings(pool);
   }
 
+  /** Tokens in one index chunk, at the pool's learned bytes per token. */
   get tokensPerChunk(): number {
-    return tokensPerChunk(this.#pool);
+    return tokensPerChunk(this.#parts);
+  }
+
+  /** A request's prompt tokens as the core estimates them (router-parts.ts `promptTokensOf`). */
+  promptTokens(request: RouteRequest): number {
+    return promptTokensOf(this.#parts, request);
+  }
+
+  /** The pool's bytes per token as learned (bytes-per-token.ts). */
+  get bytesPerToken(): LearnedBytesPerToken {
+    return this.#bytesPerToken.saved();
+  }
+
+  /** Take another router's learned bytes per token (a replica its coordinator's). */
+  adoptBytesPerToken(learned: LearnedBytesPerToken): void {
+    this.#bytesPerToken.adopt(learned);
+    retoken(this.#parts);
   }
 
   get policyName(): string {
@@ -136,7 +174,7 @@ export class CoreRouter {
       // old index is meaningless.
       this.#claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks, pool.indexFeed);
       this.#hot.clear();
-      this.#capacity.reindex(this.tokensPerChunk);
+      this.#capacity.reindex(chunkTokens(pool.chunkBytes));
     }
     this.#policy.configure(pool.policy, pool.shadowPolicies);
     this.#disaggregated = pool.origins.some((o) => o.role !== "both");
@@ -144,10 +182,14 @@ export class CoreRouter {
     this.#configureOrigins();
   }
 
-  /** Each origin's prefill speed and capacity from settings (a no-op where nothing changed). */
+  /**
+   * Each origin's prefill speed prior and capacity from settings (a no-op where nothing
+   * changed); the board drains at the speed learned, else the prior.
+   */
   #configureOrigins(): void {
     for (const slot of this.#slots.order) {
       const { settings } = this.#slots.at(slot);
+      this.#speeds.configure(slot, priorSpeed(this.#parts, slot));
       this.#board.ensure(slot, prefillSpeed(this.#parts, slot));
       this.#capacity.configure(slot, settings.kvCapacityTokens ?? this.#pool.kvCapacityTokens);
     }
@@ -158,6 +200,7 @@ export class CoreRouter {
     this.#claims.forget(slot);
     this.#board.remove(slot);
     this.#capacity.forget(slot);
+    this.#speeds.forget(slot);
     this.#legs.dropSlot(slot);
   }
 
@@ -170,9 +213,11 @@ export class CoreRouter {
    * pd-decision.ts then says whether a prefill origin prefills, and that origin is leased and
    * claimed too.
    */
-  route(request: RouteRequest, now: number): RouteDecision {
+  route(asked: RouteRequest, now: number): RouteDecision {
     this.expire(now);
-    const { chunkHashes: hashes, promptTokens } = request;
+    const promptTokens = promptTokensOf(this.#parts, asked);
+    const request = promptTokens === asked.promptTokens ? asked : { ...asked, promptTokens };
+    const { chunkHashes: hashes } = request;
     this.#claims.match(hashes);
     this.#hot.observe(hashes, now);
     const rng = this.#policy.rng;
@@ -193,7 +238,15 @@ export class CoreRouter {
     const pd = this.#disaggregated ? disaggregate(this.#parts, request, slot, rng, now) : null;
     const prefillSlot = pd?.prefill?.slot ?? null;
     const ticket = this.#legs.issue();
-    const claim = this.#legs.lease(ticket, hashes, slot, promptTokens, prefillSlot, now);
+    const claim = this.#legs.lease(
+      ticket,
+      hashes,
+      slot,
+      promptTokens,
+      prefillSlot,
+      now,
+      request.promptBytes,
+    );
     const { matchedTokens } = claim;
     const origin = this.#slots.at(slot).settings.id;
     const prefill: PrefillLeg | null = pd?.prefill
@@ -256,6 +309,17 @@ export class CoreRouter {
   /** `originId`'s capacity as another router learned it. */
   adoptCapacity(originId: string, learned: LearnedCapacity): void {
     this.#seams.adoptCapacity(originId, learned);
+  }
+
+  /** `originId`'s prefill speed as another router learned it (a replica takes its coordinator's). */
+  adoptSpeed(originId: string, learned: LearnedSpeed, now: number): void {
+    this.#seams.adoptSpeed(originId, learned, now);
+  }
+
+  /** `originId`'s prefill speed as routing reads it (learned, else its prior); null if unknown. */
+  prefillSpeed(originId: string): number | null {
+    const slot = this.#slots.slotOf(originId);
+    return slot === undefined ? null : prefillSpeed(this.#parts, slot);
   }
 
   /** The `k` hottest shallow prefixes, hottest first. */
@@ -353,24 +417,28 @@ export class CoreRouter {
     return this.#legs.expire(now);
   }
 
-  /** The index and what it needs to be read back (origin ids by slot, capacities). */
+  /** The index and what it needs to be read back (origin ids by slot, capacities, speeds). */
   snapshot(): Uint8Array {
     const slots = this.#slots.order.map((slot) => ({
       slot,
       id: this.#slots.at(slot).settings.id,
       ...this.#capacity.saved(slot),
+      speed: this.#speeds.saved(slot),
     }));
-    return encodeSnapshot({ chunkBytes: this.#pool.chunkBytes, slots }, this.#claims.snapshot());
+    const { chunkBytes } = this.#pool;
+    const bytesPerToken = this.#bytesPerToken.saved();
+    return encodeSnapshot({ chunkBytes, slots, bytesPerToken }, this.#claims.snapshot());
   }
 
   /**
-   * Start from a snapshot (before any traffic): the index and each origin's slot and learned
-   * capacity come back; origins no longer in settings are dropped, new ones get free slots.
+   * Start from a snapshot (before any traffic): the index and each origin's slot, learned
+   * capacity and learned prefill speed come back; origins no longer in settings are dropped, new ones get free slots.
    * A snapshot taken with another chunk size names other prefixes and is ignored.
    */
   restore(bytes: Uint8Array): void {
     const { header, index } = decodeSnapshot(bytes);
     if (header.chunkBytes !== this.#pool.chunkBytes) return;
+    if (header.bytesPerToken) this.#bytesPerToken.adopt(header.bytesPerToken);
     this.#claims = new ClaimIndex(
       this.tokensPerChunk,
       this.#pool.indexMaxChunks,
@@ -382,6 +450,7 @@ export class CoreRouter {
     this.#capacity.restore(header.slots);
     for (const slot of this.#slots.restore(header.slots, this.#pool.origins)) this.#clear(slot);
     this.#configureOrigins();
+    for (const { id, speed } of header.slots) if (speed) this.#seams.adoptSpeed(id, speed, 0);
   }
 
   stats(now: number): RouterStats {
@@ -389,6 +458,7 @@ export class CoreRouter {
     return {
       model: this.model,
       policy: this.#policy.name,
+      bytesPerToken: this.#bytesPerToken.saved(),
       origins: this.#slots.order.map((slot) => originStats(this.#parts, slot, now)),
       index: { chunks, nodes, ownerships, bytes },
       decisions: { total: this.#log.total, byReason: { ...this.#log.byReason } },

@@ -9,6 +9,7 @@
 import type { OriginLoadView } from "../load-board/load-board.ts";
 import type { Decision, PolicyContext } from "../policies/policy.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
+import type { LearnedSpeed } from "./speed-learner.ts";
 
 export interface EdgeHooks {
   /** The load a policy reads of `originId`, given what this router itself leased there. */
@@ -25,6 +26,8 @@ export interface RecordedRoute {
   readonly parent: number | null;
   readonly run: readonly number[];
   readonly promptTokens: number;
+  /** The canonical prompt's bytes, when the edge sent them (router-types.ts `RouteRequest`). */
+  readonly promptBytes?: number | undefined;
   readonly reason: string;
 }
 
@@ -34,9 +37,10 @@ export interface RecordedClaim {
   readonly deepestChunks: number;
 }
 
-/** One origin's load as this router reads it, and its capacity (a coordinator's vector). */
+/** One origin's load as this router reads it, its capacity and speed (a coordinator's vector). */
 export interface OriginLoad {
   readonly id: string;
   readonly load: OriginLoadView;
   readonly capacity: LearnedCapacity;
+  readonly speed: LearnedSpeed;
 }

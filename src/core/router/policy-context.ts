@@ -18,7 +18,7 @@ import type { OriginSettings } from "../settings/settings-schema.ts";
 import { wholeOnPrefill } from "./disaggregation.ts";
 import type { EdgeHooks } from "./edge-hooks.ts";
 import { originView } from "./origin-view.ts";
-import { tokensPerChunk as chunkTokens, type RouterParts } from "./router-parts.ts";
+import { tokensPerChunk as chunkTokens, prefillSpeed, type RouterParts } from "./router-parts.ts";
 import type { RouteRequest } from "./router-types.ts";
 
 export function policyContext(
@@ -31,7 +31,7 @@ export function policyContext(
   const { pool, slots, board, claims } = parts;
   const { chunkHashes, promptTokens } = request;
   const order = slots.order;
-  const tokensPerChunk = chunkTokens(pool);
+  const tokensPerChunk = chunkTokens(parts);
   const matchedTokens = order.map((slot) => claims.matchedTokens(slot, promptTokens));
   const whole = pool.disaggregation.prefillServesWhole;
   return {
@@ -76,8 +76,8 @@ export function originViews(
   edge?: EdgeHooks,
   servesWhole?: (settings: OriginSettings, position: number, load: OriginLoadView) => boolean,
 ): OriginView[] {
-  const { pool, slots, board, claims } = parts;
-  const tokensPerChunk = chunkTokens(pool);
+  const { slots, board, claims } = parts;
+  const tokensPerChunk = chunkTokens(parts);
   return slots.order.map((slot, i) => {
     const { settings } = slots.at(slot);
     const own = board.view(slot, now);
@@ -85,10 +85,10 @@ export function originViews(
     return originView(
       settings,
       load,
-      pool,
       claims.ownedChunks(slot) * tokensPerChunk,
       tokensPerChunk,
       servesWhole?.(settings, i, load) ?? false,
+      prefillSpeed(parts, slot),
     );
   });
 }

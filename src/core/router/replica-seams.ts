@@ -3,14 +3,15 @@
  * a coordinator records each isolate's decisions (`record`: lease and claim as `route` does
  * after its policy, so `reroute`, `cancel` and `complete` work on them) and reads the pool's
  * load (`loads`); a replica adopts other isolates' claims (`adopt`, `drop`), its coordinator's
- * learned capacities (`adoptCapacity`) and reads the hottest prefixes (`hottest`). The router
+ * learned capacities and prefill speeds (`adoptCapacity`, `adoptSpeed`) and reads the hottest prefixes (`hottest`). The router
  * exposes each as a one-line method; the bodies live here, over the router's live parts.
  */
 import type { LearnedCapacity } from "./capacity-learner.ts";
 import type { DecisionLog } from "./decision-log.ts";
 import type { OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
 import type { HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
-import type { RouterParts } from "./router-parts.ts";
+import { drainAtLearnedSpeeds, promptTokensOf, type RouterParts } from "./router-parts.ts";
+import type { LearnedSpeed } from "./speed-learner.ts";
 import type { TicketLegs } from "./ticket-legs.ts";
 
 export class ReplicaSeams {
@@ -41,8 +42,9 @@ export class ReplicaSeams {
     const hashes = path === null ? [] : path.concat(route.run);
     const deepestChunks = claims.match(hashes);
     this.#hot.observe(hashes, now);
-    const { promptTokens, reason } = route;
-    const claim = this.#legs.lease(ticket, hashes, slot, promptTokens, null, now);
+    const { reason, promptBytes } = route;
+    const promptTokens = promptTokensOf(this.#parts, route);
+    const claim = this.#legs.lease(ticket, hashes, slot, promptTokens, null, now, promptBytes);
     this.#log.record({
       at: now,
       origin: route.origin,
@@ -77,18 +79,30 @@ export class ReplicaSeams {
     if (slot !== undefined) this.#parts.capacity.adopt(slot, learned);
   }
 
+  /**
+   * `originId`'s prefill speed as another router learned it (a replica takes its coordinator's;
+   * a restored router its snapshot's); the board's queue drains at it from `now`.
+   */
+  adoptSpeed(originId: string, learned: LearnedSpeed, now: number): void {
+    const slot = this.#parts.slots.slotOf(originId);
+    if (slot === undefined) return;
+    this.#parts.speeds.adopt(slot, learned);
+    drainAtLearnedSpeeds(this.#parts, now);
+  }
+
   /** The `k` hottest shallow prefixes (hot-prefixes.ts), hottest first. */
   hottest(k: number, now: number): HotPrefix[] {
     return this.#hot.top(k, now);
   }
 
-  /** Each origin's load as this router reads it, in settings order, with its capacity. */
+  /** Each origin's load as this router reads it, in settings order, with what it learned. */
   loads(now: number): OriginLoad[] {
-    const { slots, board, capacity } = this.#parts;
+    const { slots, board, capacity, speeds } = this.#parts;
     return slots.order.map((slot) => ({
       id: slots.at(slot).settings.id,
       load: board.view(slot, now),
       capacity: capacity.saved(slot),
+      speed: speeds.saved(slot),
     }));
   }
 }

@@ -1,9 +1,12 @@
 /**
  * Byte format of a router snapshot: a small JSON header (format version, chunk size, which origin
- * id owns which index slot, learned capacities) followed by the radix index's own bytes.
+ * id owns which index slot, learned capacities and prefill speeds, bytes per token) followed by the radix index's own bytes.
  *   magic "LERS" | u32 header length | header (UTF-8 JSON) | index bytes
  * The header is tiny beside the index, so JSON costs nothing and stays readable in a hex dump.
  */
+import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
+import type { LearnedSpeed } from "./speed-learner.ts";
+
 const MAGIC = 0x5352454c; // "LERS" little-endian
 const VERSION = 1;
 
@@ -13,11 +16,15 @@ export interface SnapshotSlot {
   reportedTokens: number | null;
   configuredChunks: number;
   effectiveChunks: number;
+  /** Learned prefill speed (speed-learner.ts); absent in snapshots from before it existed. */
+  speed?: LearnedSpeed;
 }
 
 export interface SnapshotHeader {
   chunkBytes: number;
   slots: SnapshotSlot[];
+  /** The pool's learned bytes per token (bytes-per-token.ts); absent in older snapshots. */
+  bytesPerToken?: LearnedBytesPerToken;
 }
 
 export function encodeSnapshot(header: SnapshotHeader, index: Uint8Array): Uint8Array {
@@ -42,7 +49,11 @@ export function decodeSnapshot(bytes: Uint8Array): { header: SnapshotHeader; ind
   ) as SnapshotHeader & { v: number };
   if (parsed.v !== VERSION) throw new Error(`router snapshot: unsupported version ${parsed.v}`);
   return {
-    header: { chunkBytes: parsed.chunkBytes, slots: parsed.slots },
+    header: {
+      chunkBytes: parsed.chunkBytes,
+      slots: parsed.slots,
+      ...(parsed.bytesPerToken ? { bytesPerToken: parsed.bytesPerToken } : {}),
+    },
     index: bytes.subarray(8 + length),
   };
 }

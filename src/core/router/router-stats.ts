@@ -7,14 +7,17 @@
  */
 import type { Slot } from "../origin-indexes.ts";
 import type { HotPrefix } from "./hot-prefixes.ts";
-import { type RouterParts, tokensPerChunk } from "./router-parts.ts";
+import { priorSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
 import type { HotPrefixStats, OriginStats } from "./router-types.ts";
 
-/** The origin in `slot`: settings, load, what the index believes it holds and may hold. */
+/**
+ * The origin in `slot`: settings, load, its prefill speed (learned, and the prior), what the
+ * index believes it holds and may hold.
+ */
 export function originStats(parts: RouterParts, slot: Slot, now: number): OriginStats {
   const { settings, routed } = parts.slots.at(slot);
   const load = parts.board.view(slot, now);
-  const chunkTokens = tokensPerChunk(parts.pool);
+  const chunkTokens = tokensPerChunk(parts);
   return {
     id: settings.id,
     url: settings.url,
@@ -28,6 +31,7 @@ export function originStats(parts: RouterParts, slot: Slot, now: number): Origin
     engine: load.engine,
     reportAgeMs: load.reportAgeMs,
     measuredPrefill: load.measuredPrefill,
+    prefill: { ...parts.speeds.saved(slot), priorTokensPerSecond: priorSpeed(parts, slot) },
     ownedTokens: parts.claims.ownedChunks(slot) * chunkTokens,
     capacityTokens: parts.capacity.effectiveChunks(slot) * chunkTokens,
     routed,
@@ -40,7 +44,7 @@ export function hotPrefixStats(parts: RouterParts, prefix: HotPrefix): HotPrefix
   const holders = parts.claims.holders(prefix.hashes, prefix.depth, slots.order);
   return {
     id: (prefix.hashes.at(-1) as number).toString(16),
-    tokens: prefix.depth * tokensPerChunk(parts.pool),
+    tokens: prefix.depth * tokensPerChunk(parts),
     requests: prefix.requests,
     error: prefix.error,
     ratePerSecond: prefix.ratePerSecond,

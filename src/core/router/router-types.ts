@@ -7,8 +7,10 @@ import type { Health } from "../engine-events.ts";
 import type { CircuitState } from "../load-board/circuit-breaker.ts";
 import type { MeasuredPrefill } from "../load-board/load-board.ts";
 import type { EngineLoad } from "../policies/policy.ts";
+import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { PdReason } from "./disaggregation.ts";
 import type { ShadowStats } from "./shadow-evaluation.ts";
+import type { LearnedSpeed } from "./speed-learner.ts";
 
 /** A client's class of service: `batch` is shed before `interactive` under overload. */
 export type Priority = "interactive" | "batch";
@@ -22,7 +24,14 @@ export interface RouteClient {
 export interface RouteRequest {
   /** chunkHashes[i] names chunks 0..i of the canonical prompt (computed at the edge). */
   readonly chunkHashes: ArrayLike<number>;
+  /** The caller's estimate of prompt tokens (bytes / 4 at the edge). */
   readonly promptTokens: number;
+  /**
+   * The canonical prompt's bytes, as the edge hashed them: when present, the core estimates
+   * prompt tokens from them at the pool's learned bytes per token (bytes-per-token.ts) and
+   * learns that ratio from the engine's `prompt_tokens` on `complete`.
+   */
+  readonly promptBytes?: number | undefined;
   readonly sessionKey?: string | undefined;
   /** Choices asked for (OpenAI's `n`); absent means 1. More than one is never disaggregated. */
   readonly n?: number | undefined;
@@ -92,6 +101,12 @@ export interface Outcome extends EngineUsage {
   /** When not ok and the origin is to blame before its first byte. */
   readonly failure?: FailureKind | undefined;
   /**
+   * The origin's time to its first token, ms: from sending it the request to its first body
+   * byte, for a streamed answer (a whole JSON answer's first byte comes after its decode). The
+   * speed learner's sample (speed-learner.ts); absent, nothing is learned of speed.
+   */
+  readonly ttftMs?: number | undefined;
+  /**
    * A disaggregated request whose prefill leg answered: that leg's usage. Its `cachedTokens`
    * is the prefill origin's cache hit, which the router learns from (a decode origin's counts
    * the KV it received as cached, so a disaggregated request's top-level usage teaches nothing).
@@ -113,6 +128,11 @@ export interface OriginStats {
   reportAgeMs: number | null;
   /** The engine's last measured prefill speed (prefill-rate events) and its age, or null. */
   measuredPrefill: MeasuredPrefill | null;
+  /**
+   * The prefill speed routing reads (speed-learner.ts): `tokensPerSecond` learned, or the prior
+   * while `samples` is 0; `fixedMs` the learned fixed time per request; the prior from settings.
+   */
+  prefill: LearnedSpeed & { priorTokensPerSecond: number };
   ownedTokens: number;
   capacityTokens: number;
   routed: number;
@@ -147,6 +167,8 @@ export interface HotPrefixStats {
 export interface RouterStats {
   model: string;
   policy: string;
+  /** The pool's bytes per token, learned from engines' `prompt_tokens` (bytes-per-token.ts). */
+  bytesPerToken: LearnedBytesPerToken;
   origins: OriginStats[];
   index: { chunks: number; nodes: number; ownerships: number; bytes: number };
   decisions: { total: number; byReason: Record<string, number> };

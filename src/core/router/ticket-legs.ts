@@ -4,7 +4,7 @@
  * disaggregated, a prefill leg; each leg is a load-board lease (under the ticket, or under
  * `prefillLeaseKey(ticket)`) and a claim in the index. Undoing a leg releases its lease as not
  * served and takes its claim back; settling one tells the board's circuit, and the capacity
- * learner, what the request proved. Failures are counted by kind here, against whichever leg
+ * learners (capacity, prefill speed), what the request proved. Failures are counted by kind here, against whichever leg
  * failed (`failures`, `prefillFailed` in `stats`).
  *
  * The router decides which origins serve a ticket and when it ends; this module keeps the books,
@@ -13,7 +13,7 @@
 import type { Slot } from "../origin-indexes.ts";
 import { prefillWork } from "../prefill-work.ts";
 import type { Claim } from "./claim-index.ts";
-import { type RouterParts, tokensPerChunk } from "./router-parts.ts";
+import { drainAtLearnedSpeeds, type RouterParts, retoken, tokensPerChunk } from "./router-parts.ts";
 import type { FailureKind, Outcome } from "./router-types.ts";
 import { prefillLeaseKey, type Ticket, Tickets, ticketOfPrefillLease } from "./tickets.ts";
 
@@ -64,6 +64,7 @@ export class TicketLegs {
     promptTokens: number,
     prefillSlot: Slot | null,
     now: number,
+    promptBytes?: number,
   ): Claim {
     const { claims, slots } = this.#parts;
     const claim = claims.claim(hashes, slot, promptTokens, now);
@@ -75,9 +76,10 @@ export class TicketLegs {
       slots.at(prefillSlot).routed++;
     }
     const cached = prefill ? promptTokens : claim.matchedTokens;
+    const queuedTokens = this.#parts.board.queued(slot, now);
     this.#leaseBoard(ticket, slot, hashes, promptTokens, cached, now);
     slots.at(slot).routed++;
-    this.#tickets.set(ticket, claim, prefill);
+    this.#tickets.set(ticket, claim, prefill, queuedTokens, promptBytes);
     return claim;
   }
 
@@ -95,7 +97,7 @@ export class TicketLegs {
     board.lease(key, slot, promptTokens, work, now, {
       uncachedTokens: promptTokens - cachedTokens,
       hashes,
-      partial: promptTokens > hashes.length * tokensPerChunk(pool),
+      partial: promptTokens > hashes.length * tokensPerChunk(this.#parts),
     });
   }
 
@@ -179,6 +181,8 @@ export class TicketLegs {
       if (!prefill && outcome.cachedTokens !== undefined) {
         capacity.learn(claim.slot, claim, outcome, claims.feed === "router");
       }
+      if (!prefill) this.#learnSpeed(claim.slot, t.queuedTokens, outcome, now);
+      this.#learnBytesPerToken(t.promptBytes, outcome, now);
     } else if (failure === undefined) {
       // Neither success nor the origin's fault (client left, 4xx): a half-open probe that ends
       // this way proves nothing, so the next request may probe.
@@ -214,6 +218,33 @@ export class TicketLegs {
     } else {
       board.onAbandon(prefill.slot);
     }
+  }
+
+  /**
+   * A request served whole with its time to first token measured: a sample of the origin's
+   * prefill speed (speed-learner.ts), the board's queue draining at the new speed. Its own
+   * work is what the engine prefilled (its `cached_tokens`, else the claim's prediction).
+   */
+  #learnSpeed(slot: Slot, queuedTokens: number, outcome: Outcome, now: number): void {
+    const { ttftMs, promptTokens } = outcome;
+    if (ttftMs === undefined || promptTokens === undefined) return;
+    const { pool, speeds } = this.#parts;
+    const cached = outcome.cachedTokens ?? 0;
+    const workTokens = prefillWork(cached, promptTokens, pool.prefillAttentionTokens);
+    if (speeds.observe(slot, { ttftMs, workTokens, queuedTokens }, now)) {
+      drainAtLearnedSpeeds(this.#parts, now);
+    }
+  }
+
+  /**
+   * A request whose canonical bytes the caller sent came back with the engine's prompt tokens
+   * (the prefill leg's when disaggregated): a sample of the pool's bytes per token
+   * (bytes-per-token.ts), which the index's tokens per chunk follow.
+   */
+  #learnBytesPerToken(promptBytes: number | undefined, outcome: Outcome, now: number): void {
+    const tokens = outcome.prefill?.promptTokens ?? outcome.promptTokens;
+    if (promptBytes === undefined || tokens === undefined) return;
+    if (this.#parts.bytesPerToken.observe(promptBytes, tokens, now)) retoken(this.#parts);
   }
 
   #blame(slot: Slot, kind: FailureKind, now: number): void {

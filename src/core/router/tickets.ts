@@ -17,6 +17,13 @@ export interface Ticket {
   readonly claim: Claim;
   /** The prefill leg's origin and claim while the request is disaggregated, else null. */
   prefill: Claim | null;
+  /**
+   * Prefill work the router estimated was queued at the claim's origin when it leased it: what
+   * stood before the request's own prefill, for the speed learner (speed-learner.ts).
+   */
+  readonly queuedTokens: number;
+  /** The canonical prompt's bytes when the caller sent them (for bytes-per-token.ts). */
+  readonly promptBytes?: number | undefined;
 }
 
 const PREFILL_SUFFIX = "~p";
@@ -53,8 +60,14 @@ export class Tickets {
     return this.#live.get(ticket);
   }
 
-  set(ticket: string, claim: Claim, prefill: Claim | null): void {
-    this.#live.set(ticket, { claim, prefill });
+  set(
+    ticket: string,
+    claim: Claim,
+    prefill: Claim | null,
+    queuedTokens: number,
+    promptBytes?: number,
+  ): void {
+    this.#live.set(ticket, { claim, prefill, queuedTokens, promptBytes });
   }
 
   /** The ticket, and it is no longer live; undefined if it was not. */

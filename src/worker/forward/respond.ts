@@ -41,11 +41,18 @@ export function respond(
   headers.set("x-request-id", input.request.requestId);
   const init = { status: response.status, statusText: response.statusText, headers };
   const ttfbMs = started.firstByteAt === null ? undefined : started.firstByteAt - started.startedAt;
+  const mode = scanModeOf(response.headers.get("content-type"));
+  // An SSE answer's first byte is its first token: the router learns prefill speed from it.
+  const streamed = Boolean(body) && mode === "sse";
   // The report, then (when the middleware will not) the log line, then the router is told.
   const finish = (end: TapEnd, log: boolean) => {
     // A broken stream's usage, if any came, is not the engine's account of a finished request.
     const usage = broken(end) ? {} : end.usage;
-    const report = input.record.finish(requestOutcome(end, response.status), { ...usage, ttfbMs });
+    const report = input.record.finish(requestOutcome(end, response.status), {
+      ...usage,
+      ttfbMs,
+      streamed,
+    });
     if (log)
       input.record.log(response.status, broken(end) ? errorCode(end.kind) : null, Date.now());
     return ledger.complete(ticket, report);
@@ -59,7 +66,6 @@ export function respond(
     input.ctx.waitUntil(after(() => finish({ kind: "end", usage: {} }, settled !== undefined)));
     return new Response(null, init);
   }
-  const mode = scanModeOf(response.headers.get("content-type"));
   const idleMs = input.pool.streamIdleTimeoutMs;
   const ending = (kind: BreakKind, atBoundary: boolean) =>
     sseErrorEnding(errorCode(kind), errorMessage(kind, idleMs), atBoundary);

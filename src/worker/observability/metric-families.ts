@@ -117,6 +117,21 @@ export const families = {
     "gauge",
     "Prefill speed the engine last measured (prefill-rate report).",
   ),
+  originPrefillSpeed: f(
+    `${P}origin_prefill_tokens_per_second`,
+    "gauge",
+    "Prefill speed: source=learned is what routing reads (learned from TTFTs and engine counters, or the prior corrected as its peers' were), source=prior the settings' value.",
+  ),
+  originFixedTime: f(
+    `${P}origin_fixed_seconds`,
+    "gauge",
+    "Learned fixed time per request before prefill (TTFT's intercept).",
+  ),
+  originSpeedSamples: f(
+    `${P}origin_prefill_samples`,
+    "gauge",
+    "Samples behind the learned prefill speed (0: none yet).",
+  ),
   ownedTokens: f(
     `${P}index_owned_tokens`,
     "gauge",
@@ -126,6 +141,11 @@ export const families = {
     `${P}index_capacity_tokens`,
     "gauge",
     "Prompt tokens the index lets the origin hold (learned from engine usage).",
+  ),
+  poolBytesPerToken: f(
+    `${P}pool_bytes_per_token`,
+    "gauge",
+    "Canonical prompt bytes per engine prompt token, learned from engines' prompt_tokens (prior 4): how the router turns bytes into tokens.",
   ),
   indexChunks: f(`${P}index_chunks`, "gauge", "Distinct prompt chunks in the pool's index."),
   indexNodes: f(`${P}index_nodes`, "gauge", "Radix nodes in the pool's index."),

@@ -18,6 +18,7 @@ import {
 const MODEL = "metrics-model";
 const FAILOVER = "metrics-failover";
 const FALLBACK = "metrics-fallback";
+const BYTES = "metrics-bytes";
 
 beforeAll(async () => {
   await putSettings({
@@ -31,6 +32,7 @@ beforeAll(async () => {
         retry: { maxAttempts: 2, backoffMs: 0 },
       }),
       [FALLBACK]: pool([origin("mb-1")]),
+      [BYTES]: pool([origin("mt-1")]),
     },
   });
 });
@@ -170,9 +172,28 @@ describe("GET /metrics", () => {
       expect(m("llm_router_origin_health", { origin: id, state: "down" })).toBe(0);
       expect(m("llm_router_circuit_state", { origin: id, state: "closed" })).toBe(1);
       expect(m("llm_router_outstanding_requests", { origin: id })).toBe(0);
+      // Too few requests to learn from: routing reads the prior, and says so.
+      const speed = (source: string) =>
+        m("llm_router_origin_prefill_tokens_per_second", { origin: id, source });
+      expect(speed("prior")).toBeGreaterThan(0);
+      expect(speed("learned")).toBe(speed("prior"));
+      expect(m("llm_router_origin_prefill_samples", { origin: id })).toBe(0);
     }
+    expect(m("llm_router_pool_bytes_per_token")).toBeGreaterThan(0);
     expect(m("llm_router_index_chunks")).toBeGreaterThan(0);
     expect(m("llm_router_routed_total")).toBe(m("llm_router_decisions_total"));
+  });
+
+  it("shows the pool's bytes per token, learned from the engine's prompt_tokens against the bytes the Worker hashed", async () => {
+    const ratio = async () =>
+      sum(await metrics(), "llm_router_pool_bytes_per_token", { model: BYTES });
+    expect(await ratio()).toBe(4);
+    // The test origin counts a token per 4 bytes of the whole body, JSON around the prompt
+    // included: a little fewer canonical bytes per token than 4.
+    const res = await send(BYTES, [{ role: "user", content: "tokens ".repeat(400) }]);
+    expect(res.status).toBe(200);
+    await waitFor(async () => (await ratio()) < 4, 5000, "a learned bytes per token");
+    expect(await ratio()).toBeGreaterThan(3.5);
   });
 
   it("counts failovers by origin and kind", async () => {

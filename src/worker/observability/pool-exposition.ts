@@ -25,6 +25,8 @@ const ORIGIN_GAUGES: [MetricFamily, (o: OriginStats) => number | null][] = [
   [F.engineKvUsage, (o) => o.engine?.kvUsage ?? null],
   [F.engineReportAge, (o) => (o.reportAgeMs === null ? null : o.reportAgeMs / 1000)],
   [F.enginePrefillSpeed, (o) => o.measuredPrefill?.tokensPerSecond ?? null],
+  [F.originFixedTime, (o) => o.prefill.fixedMs / 1000],
+  [F.originSpeedSamples, (o) => o.prefill.samples],
   [F.ownedTokens, (o) => o.ownedTokens],
   [F.capacityTokens, (o) => o.capacityTokens],
 ];
@@ -43,6 +45,8 @@ function writeRouter(w: MetricsWriter, base: Labels, r: RouterStats): void {
       const v = value(o);
       if (v !== null) w.sample(family, labels, v);
     }
+    w.sample(F.originPrefillSpeed, { ...labels, source: "learned" }, o.prefill.tokensPerSecond);
+    w.sample(F.originPrefillSpeed, { ...labels, source: "prior" }, o.prefill.priorTokensPerSecond);
     for (const state of HEALTH_STATES) {
       w.sample(F.health, { ...labels, state }, o.health === state ? 1 : 0);
     }
@@ -50,6 +54,7 @@ function writeRouter(w: MetricsWriter, base: Labels, r: RouterStats): void {
       w.sample(F.circuit, { ...labels, state }, o.circuit === state ? 1 : 0);
     }
   }
+  w.sample(F.poolBytesPerToken, base, r.bytesPerToken.bytesPerToken);
   w.sample(F.indexChunks, base, r.index.chunks);
   w.sample(F.indexNodes, base, r.index.nodes);
   w.sample(F.indexOwnerships, base, r.index.ownerships);

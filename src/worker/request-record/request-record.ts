@@ -124,7 +124,7 @@ export class RequestRecord {
    */
   finish(
     outcome: RequestOutcome,
-    end: Pick<RequestReport, "promptTokens" | "cachedTokens" | "ttfbMs"> = {},
+    end: Pick<RequestReport, "promptTokens" | "cachedTokens" | "ttfbMs" | "streamed"> = {},
   ): RequestReport {
     this.#report = {
       origin: this.origin,
@@ -134,6 +134,7 @@ export class RequestRecord {
       promptTokens: end.promptTokens,
       cachedTokens: end.cachedTokens,
       ttfbMs: end.ttfbMs,
+      ...(end.streamed ? { streamed: true } : {}),
       objectMs: this.objectMs,
       fallback: this.fallback,
       ...(this.prefill ? { prefill: this.prefill } : {}),

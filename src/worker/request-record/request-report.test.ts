@@ -48,6 +48,15 @@ describe("RequestReport", () => {
     });
   });
 
+  it("tells the router a streamed answer's first byte as its time to first token, never a whole JSON answer's", () => {
+    const ok = { ...report("ok"), ttfbMs: 180 };
+    expect(routerOutcome({ ...ok, streamed: true }).ttftMs).toBe(180);
+    expect(routerOutcome(ok).ttftMs).toBeUndefined();
+    expect(
+      routerOutcome({ ...report("stream_error"), ttfbMs: 180, streamed: true }).ttftMs,
+    ).toBeUndefined();
+  });
+
   it("counts a failover for each failed attempt another origin followed", () => {
     expect(failovers(report("ok", [timeout, busy]))).toEqual([timeout, busy]);
     // No origin answered: the last failure ended the request, nothing followed it.

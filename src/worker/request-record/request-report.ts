@@ -57,6 +57,11 @@ export interface RequestReport {
   readonly cachedTokens?: number | undefined;
   /** Origin's first body byte after its request was sent. */
   readonly ttfbMs?: number | undefined;
+  /**
+   * The answer was an SSE stream, so its first byte came with its first token and `ttfbMs` is
+   * the origin's time to first token (a whole JSON answer's first byte comes after its decode).
+   */
+  readonly streamed?: boolean | undefined;
   /** The `route` call's round trip to the object; null when the Worker routed alone. */
   readonly objectMs: number | null;
   /** `fallback-*` reason when the Worker routed alone, else null. */
@@ -78,7 +83,8 @@ export function failovers(report: RequestReport): readonly FailedAttempt[] {
 /**
  * What the router learns from the request. Only an origin's own failure counts against it: the
  * last failed attempt when none answered, a broken or stalled stream; a client leaving or an
- * origin's 4xx is neither success nor failure. Usage teaches only on success. A prefill leg
+ * origin's 4xx is neither success nor failure. Usage teaches only on success, and a streamed
+ * answer's first byte its origin's prefill speed (the core's `ttftMs`). A prefill leg
  * that answered says so whatever became of the decode (the core learns from its usage).
  */
 export function routerOutcome(report: RequestReport): Outcome {
@@ -86,7 +92,12 @@ export function routerOutcome(report: RequestReport): Outcome {
   const outcome = ((): Outcome => {
     switch (report.outcome) {
       case "ok":
-        return { ok: true, promptTokens: report.promptTokens, cachedTokens: report.cachedTokens };
+        return {
+          ok: true,
+          promptTokens: report.promptTokens,
+          cachedTokens: report.cachedTokens,
+          ...(report.streamed && report.ttfbMs !== undefined ? { ttftMs: report.ttfbMs } : {}),
+        };
       case "stream_error":
         return { ok: false, failure: "stream" };
       case "failed":

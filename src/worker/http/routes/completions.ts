@@ -76,6 +76,8 @@ function completionsHandler(
     // Hashing is pure CPU, which Workers' clocks do not show (they move only across I/O):
     // `npm run bench:core` measures it.
     const key = promptKey(body, pool.chunkBytes);
+    // Spent before the router answers, so at bytes / 4, not the pool's learned ratio
+    // (docs/architecture.md, "Bytes per token": a known limit).
     if (client) spendPromptTokens(client, key.promptTokens, Date.now());
     const ref = { model: body.model, pool, version: settings.version(body.model) };
     const json = c.get("json") as Record<string, unknown>;
@@ -84,6 +86,9 @@ function completionsHandler(
     const routeInput = {
       chunkHashes: key.chunkHashes,
       promptTokens: key.promptTokens,
+      // The router re-derives prompt tokens from the bytes at its pool's learned bytes per token
+      // (router/bytes-per-token.ts) and learns that ratio from the engine's prompt_tokens.
+      promptBytes: key.byteLength,
       sessionKey: c.req.header(SESSION_HEADER),
       // Several choices are never disaggregated; the engine checks `n` itself.
       n: Number.isInteger(json.n) ? (json.n as number) : undefined,

@@ -1,0 +1,189 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { asSlot } from "../origin-indexes.ts";
+import { SpeedLearner, type SpeedSample } from "./speed-learner.ts";
+
+const A = asSlot(0);
+
+/** A seeded uniform source in [0, 1) (mulberry32), so a property's noise is replayable. */
+function uniform(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** An origin of true speed `speed` and fixed time `fixedMs`, its TTFTs off by up to `noise`. */
+function origin(speed: number, fixedMs: number, noise: number, seed: number) {
+  const u = uniform(seed);
+  return (): SpeedSample => {
+    const workTokens = 200 + u() * 8000;
+    const queuedTokens = u() < 0.5 ? 0 : u() * 4000;
+    const exact = fixedMs + (1000 * (workTokens + queuedTokens)) / speed;
+    return { ttftMs: exact * (1 + noise * (2 * u() - 1)), workTokens, queuedTokens };
+  };
+}
+
+/** Feeds `n` samples one second apart from `at`; returns the time after the last. */
+function feed(l: SpeedLearner, next: () => SpeedSample, n: number, at: number): number {
+  for (let k = 0; k < n; k++) l.observe(A, next(), at + k * 1000);
+  return at + n * 1000;
+}
+
+function learner(prior: number): SpeedLearner {
+  const l = new SpeedLearner();
+  l.configure(A, prior);
+  return l;
+}
+
+const within = (value: number, truth: number, fraction: number) =>
+  Math.abs(value / truth - 1) <= fraction;
+
+describe("SpeedLearner", () => {
+  it("keeps the prior until it has evidence", () => {
+    const l = learner(10_000);
+    feed(l, origin(25_000, 20, 0, 1), 15, 0);
+    expect(l.speed(A)).toBe(10_000);
+    expect(l.saved(A).samples).toBe(0);
+    l.observe(A, origin(25_000, 20, 0, 2)(), 16_000);
+    expect(within(l.speed(A), 25_000, 0.01)).toBe(true);
+    expect(l.saved(A).samples).toBe(16);
+  });
+
+  it("learns speed and fixed time from exact samples", () => {
+    const l = learner(4_000);
+    feed(l, origin(24_643, 35, 0, 3), 64, 0);
+    expect(within(l.speed(A), 24_643, 0.001)).toBe(true);
+    expect(l.saved(A).fixedMs).toBeCloseTo(35, 0);
+  });
+
+  it("property: noisy samples converge within 20% after 100, whatever the prior", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1_000, max: 100_000, noNaN: true }),
+        fc.double({ min: 0, max: 50, noNaN: true }),
+        fc.constantFrom(0.4, 2.5, 0.1, 10),
+        fc.integer(),
+        (speed, fixedMs, calibration, seed) => {
+          const l = learner(speed * calibration);
+          // TTFTs off by up to 20% either way; F up to 50 ms (an engine's scheduling, HTTP).
+          feed(l, origin(speed, fixedMs, 0.2, seed), 100, 0);
+          return within(l.speed(A), speed, 0.2);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it("property: follows a speed step (a GPU swapped) within 100 samples", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 2_000, max: 50_000, noNaN: true }),
+        fc.constantFrom(0.5, 2, 3),
+        fc.integer(),
+        (speed, step, seed) => {
+          const l = learner(speed);
+          const at = feed(l, origin(speed, 20, 0.2, seed), 200, 0);
+          feed(l, origin(speed * step, 20, 0.2, seed + 1), 100, at);
+          return within(l.speed(A), speed * step, 0.2);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("follows a step within minutes at a trickle of traffic (age weighs samples)", () => {
+    const l = learner(10_000);
+    const slow = origin(10_000, 20, 0.1, 7);
+    for (let k = 0; k < 64; k++) l.observe(A, slow(), k * 1000);
+    const fast = origin(30_000, 20, 0.1, 8);
+    // One request every 20 s: ten minutes is 30 samples, under half the window.
+    for (let k = 1; k <= 30; k++) l.observe(A, fast(), 64_000 + k * 20_000);
+    expect(within(l.speed(A), 30_000, 0.2)).toBe(true);
+  });
+
+  it("property: one wild sample (100x slower, or queued behind what the router did not see) moves the speed by under 5%", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1_000, max: 100_000, noNaN: true }),
+        fc.integer(),
+        fc.constantFrom("slow", "queued"),
+        (speed, seed, kind) => {
+          const l = learner(speed);
+          const next = origin(speed, 20, 0.2, seed);
+          const at = feed(l, next, 64, 0);
+          const before = l.speed(A);
+          const s = next();
+          const wild =
+            kind === "slow"
+              ? { ...s, ttftMs: s.ttftMs * 100 }
+              : { ...s, ttftMs: s.ttftMs + (1000 * 50_000) / speed };
+          l.observe(A, wild, at);
+          return within(l.speed(A), before, 0.05);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("property: a few queued samples (TTFT with unseen queueing) leave the estimate within 20%", () => {
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        const speed = 20_000;
+        const l = learner(8_000);
+        const next = origin(speed, 20, 0.1, seed);
+        const u = uniform(seed ^ 0x5f3759df);
+        for (let k = 0; k < 200; k++) {
+          const s = next();
+          // One in five waited behind work the router never saw (up to 10 s of it).
+          const unseen = u() < 0.2 ? u() * 10_000 : 0;
+          l.observe(A, { ...s, ttftMs: s.ttftMs + unseen }, k * 1000);
+        }
+        return within(l.speed(A), speed, 0.2);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("weighs the engine's own counters strongly, and uses them before any TTFT", () => {
+    const l = learner(10_000);
+    l.measure(A, 30_000, 0);
+    expect(l.speed(A)).toBe(30_000);
+    // A full window of TTFTs saying 15k against four engine measurements saying 30k.
+    feed(l, origin(15_000, 20, 0.05, 9), 64, 0);
+    for (let k = 0; k < 4; k++) l.measure(A, 30_000, 64_000 + k);
+    expect(l.speed(A)).toBeGreaterThan(24_000);
+  });
+
+  it("adopts another learner's values (snapshot, coordinator) and keeps them over a new prior", () => {
+    const l = learner(10_000);
+    l.adopt(A, { tokensPerSecond: 22_000, fixedMs: 12, samples: 64 });
+    l.configure(A, 5_000);
+    expect(l.saved(A)).toEqual({ tokensPerSecond: 22_000, fixedMs: 12, samples: 1 });
+    l.adopt(A, { tokensPerSecond: 1, fixedMs: 0, samples: 0 });
+    expect(l.speed(A)).toBe(22_000);
+  });
+
+  it("an origin without evidence takes its peers' correction of the prior", () => {
+    const l = learner(10_000);
+    const B = asSlot(1);
+    l.configure(B, 4_000);
+    expect(l.speed(B)).toBe(4_000);
+    feed(l, origin(25_000, 20, 0, 4), 32, 0);
+    // A's prior was 2.5x too low; B's, set the same way, is taken to be too.
+    expect(within(l.speed(B), 10_000, 0.01)).toBe(true);
+    expect(l.saved(B).samples).toBe(0);
+  });
+
+  it("an edge replica's learner only adopts", () => {
+    const l = new SpeedLearner(false);
+    l.configure(A, 10_000);
+    feed(l, origin(25_000, 20, 0, 1), 64, 0);
+    l.measure(A, 25_000, 0);
+    expect(l.speed(A)).toBe(10_000);
+  });
+});

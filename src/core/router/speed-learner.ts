@@ -1,0 +1,360 @@
+/**
+ * Each origin's prefill speed (tokens/s) and fixed per-request time (ms), learned online from
+ * what the router already sees: settings' `prefillTokensPerSecond` is the prior, not the truth.
+ *
+ * The model of one request's time to first token, for the prefill work X the router believes
+ * stood before its first token (the queue it estimated at dispatch plus the request's own
+ * prefill work given the engine's `cached_tokens`, prefill-work.ts):
+ *   ttft = F + 1000 X / S
+ * Each completion with a measured TTFT (a streamed answer served whole by one origin) is a
+ * sample (X, ttft) in a bounded window per origin (the last WINDOW), weighted by
+ * - its age: halved every HALF_LIFE_MS, so a GPU swapped or a co-tenant is followed within
+ *   minutes at any traffic, and within WINDOW / 2 requests at high traffic;
+ * - how little of X was queue: own / (own + queued), since the estimated queue is the least
+ *   certain part: it drained at the speed believed then, so under a mis-set prior it is as
+ *   wrong as the prior (an idle origin's sample has weight 1).
+ * The line is fitted by iteratively reweighted least squares on relative residuals (a TTFT's
+ * noise grows with it) with Tukey's biweight, warm-started from the last fit, its scale the
+ * weighted median absolute residual (MAD): a sample more than BIWEIGHT_CAP scales off the line
+ * weighs nothing, so one sample 100 times slower, or one that waited behind work the router
+ * never saw, moves nothing, and a fifth of such samples in the window still leave the speed
+ * within 20% (unit tests). An origin's first fit starts from its prior, which may be far off,
+ * so it takes HUBER_STEPS Huber steps first (a convex loss: converges from anywhere); later
+ * fits start from the last. A real change of speed is followed once new samples are a large
+ * part of the window's weight (they then set the MAD). O(n log n) per completion, n = WINDOW.
+ * Tried and dropped, on the unit tests' noisy and queued origins: least squares (one sample
+ * moves it without bound); Huber alone (drifted 25% under a fifth of queued samples: its scale
+ * grows with them); a low-quantile fit or F read off a low quantile (leans on the lucky tail:
+ * 20-40% too fast under ordinary noise); Tukey's resistant line and alternating medians (F and
+ * S traded off, stuck far from the truth); Theil-Sen (O(n^2) per completion).
+ * Known limit: the queue in X drained at the speed believed at dispatch, so a prior far too
+ * fast makes the router believe loaded origins idle, and their first samples read slow; an
+ * origin the router then stops sending work to learns nothing more (no exploration). The
+ * simulator's runs converge (bench/sim/README.md); engine counters, where reported, do not
+ * have this bias.
+ *
+ * An engine that reports its own counters (`prefill-rate` events: prompt tokens over prompt
+ * seconds, no queueing in them) gives S directly: each measurement counts as ENGINE_WEIGHT
+ * samples, age-weighted the same way, blended with the fit's S.
+ *
+ * Pure: `now` is passed in. The learned values are snapshot, shown, and sent to edge replicas.
+ */
+import type { Slot } from "../origin-indexes.ts";
+
+const WINDOW = 64;
+const HALF_LIFE_MS = 120_000;
+const MIN_SAMPLES = 16;
+/** Samples one engine measurement counts as. */
+const ENGINE_WEIGHT = 32;
+/** Engine measurements kept per origin. */
+const ENGINE_WINDOW = 8;
+const IRLS_STEPS = 4;
+/** Tukey's biweight cut-off and Huber's cap, in scales: 95% efficiency under Gaussian noise. */
+const BIWEIGHT_CAP = 4.685;
+const HUBER_CAP = 1.345;
+/** Huber steps before the first biweight fit of an origin (from its prior). */
+const HUBER_STEPS = 10;
+/** The relative scale never falls below this: exact samples would give weights of 0/0. */
+const MIN_SCALE = 0.001;
+/** A fitted TTFT is never taken below this (ms), so relative residuals stay finite. */
+const MIN_TTFT_MS = 1;
+/** X's weighted coefficient of variation below which F and S cannot be told apart. */
+const MIN_SPREAD = 0.1;
+/** The speed settings allow (settings-schema.ts). */
+const MIN_SPEED = 1;
+const MAX_SPEED = 1e7;
+
+/** One completion as the learner reads it. */
+export interface SpeedSample {
+  /** The origin's time to its first token, ms. */
+  readonly ttftMs: number;
+  /** The request's own prefill work (short-context token equivalents, prefill-work.ts). */
+  readonly workTokens: number;
+  /** Prefill work the router estimated was queued there when it dispatched the request. */
+  readonly queuedTokens: number;
+}
+
+/** One origin's learned speed, as a snapshot, stats and edge replicas carry it. */
+export interface LearnedSpeed {
+  readonly tokensPerSecond: number;
+  readonly fixedMs: number;
+  /** Samples behind it (TTFT samples in the window, plus engine measurements); 0: the prior. */
+  readonly samples: number;
+}
+
+class OriginSpeed {
+  prior: number;
+  speed: number;
+  fixedMs = 0;
+  learned = false;
+  /** A fit has run: the next starts from it (else from the prior, with Huber steps first). */
+  fitted = false;
+  readonly x = new Float64Array(WINDOW);
+  readonly y = new Float64Array(WINDOW);
+  readonly t = new Float64Array(WINDOW);
+  readonly base = new Float64Array(WINDOW);
+  n = 0;
+  head = 0;
+  readonly engineSpeed = new Float64Array(ENGINE_WINDOW);
+  readonly engineAt = new Float64Array(ENGINE_WINDOW);
+  engines = 0;
+
+  constructor(prior: number) {
+    this.prior = prior;
+    this.speed = prior;
+  }
+}
+
+export class SpeedLearner {
+  #bySlot: (OriginSpeed | undefined)[] = [];
+  /** False: samples are ignored and values only adopted (an edge replica, whose board is partial). */
+  readonly #learns: boolean;
+  /** `#calibration`'s value, null when a speed or prior changed since. */
+  #factor: number | null = null;
+  /** Scratch for the fit, one window long. */
+  readonly #w = new Float64Array(WINDOW);
+  readonly #r = new Float64Array(WINDOW);
+  readonly #order: number[] = [];
+
+  constructor(learns = true) {
+    this.#learns = learns;
+  }
+
+  /** The origin's prior from settings; what was learned stays (evidence beats a setting). */
+  configure(slot: Slot, prior: number): void {
+    const o = this.#bySlot[slot];
+    if (!o) {
+      this.#bySlot[slot] = new OriginSpeed(prior);
+      return;
+    }
+    o.prior = prior;
+    this.#factor = null;
+  }
+
+  forget(slot: Slot): void {
+    this.#bySlot[slot] = undefined;
+    this.#factor = null;
+  }
+
+  /**
+   * The origin's prefill speed: learned, else its prior times how far off the priors of the
+   * origins that learned turned out to be (`#calibration`). The one accessor routing reads.
+   */
+  speed(slot: Slot): number {
+    const o = this.#at(slot);
+    return o.learned ? o.speed : clampSpeed(o.prior * this.#calibration());
+  }
+
+  /**
+   * The median, over origins that learned their speed, of learned / prior: a user who set the
+   * pool's speed 0.4x too low set it too low for every origin, so an origin without evidence yet
+   * takes its peers' correction. Without it, an origin whose peers learned they were faster
+   * looked slow, got no work and so never learned (cost sends work to the fastest).
+   */
+  #calibration(): number {
+    if (this.#factor !== null) return this.#factor;
+    const ratios: number[] = [];
+    for (const o of this.#bySlot) if (o?.learned) ratios.push(o.speed / o.prior);
+    ratios.sort((a, b) => a - b);
+    const mid = ratios.length >> 1;
+    this.#factor =
+      ratios.length === 0
+        ? 1
+        : ratios.length % 2
+          ? (ratios[mid] as number)
+          : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
+    return this.#factor;
+  }
+
+  /** A completion's sample; returns whether a speed changed (this origin's, or the unlearned). */
+  observe(slot: Slot, sample: SpeedSample, now: number): boolean {
+    const { ttftMs, workTokens, queuedTokens } = sample;
+    if (!this.#learns || !(ttftMs >= 0) || !(workTokens >= 0) || !(queuedTokens >= 0)) return false;
+    const o = this.#at(slot);
+    const i = o.head;
+    o.x[i] = queuedTokens + workTokens;
+    o.y[i] = ttftMs;
+    o.t[i] = now;
+    o.base[i] = (workTokens + 1) / (workTokens + queuedTokens + 1);
+    o.head = (i + 1) % WINDOW;
+    o.n = Math.min(WINDOW, o.n + 1);
+    return this.#refit(o, now);
+  }
+
+  /** The engine measured its own prefill speed; returns whether the speed changed. */
+  measure(slot: Slot, tokensPerSecond: number, now: number): boolean {
+    if (!this.#learns) return false;
+    const o = this.#at(slot);
+    const i = o.engines % ENGINE_WINDOW;
+    o.engineSpeed[i] = tokensPerSecond;
+    o.engineAt[i] = now;
+    o.engines++;
+    return this.#refit(o, now);
+  }
+
+  saved(slot: Slot): LearnedSpeed {
+    const o = this.#at(slot);
+    const samples = o.learned ? Math.max(1, o.n + Math.min(o.engines, ENGINE_WINDOW)) : 0;
+    return { tokensPerSecond: this.speed(slot), fixedMs: o.fixedMs, samples };
+  }
+
+  /**
+   * Take another learner's values (a snapshot's, or an edge replica its coordinator's, which
+   * learns from every isolate's completions): they stand until this learner's own window fills.
+   */
+  adopt(slot: Slot, learned: LearnedSpeed): void {
+    const o = this.#at(slot);
+    if (learned.samples <= 0) return;
+    o.speed = clampSpeed(learned.tokensPerSecond);
+    o.fixedMs = Math.max(0, learned.fixedMs);
+    o.learned = true;
+    this.#factor = null;
+  }
+
+  #refit(o: OriginSpeed, now: number): boolean {
+    if (!o.learned) o.speed = clampSpeed(o.prior * this.#calibration());
+    const before = o.speed;
+    let slope = 1000 / o.speed;
+    let fitWeight = 0;
+    if (o.n >= MIN_SAMPLES) {
+      const fit = this.#fitLine(o, now, slope, o.fixedMs);
+      if (fit) {
+        slope = fit.slope;
+        o.fixedMs = fit.fixedMs;
+        fitWeight = fit.weight;
+        o.fitted = true;
+      }
+    }
+    let engineWeight = 0;
+    let engineSlope = 0;
+    for (let k = 0; k < Math.min(o.engines, ENGINE_WINDOW); k++) {
+      const w = ENGINE_WEIGHT * decay(now - (o.engineAt[k] as number));
+      engineWeight += w;
+      engineSlope += w * (1000 / (o.engineSpeed[k] as number));
+    }
+    if (fitWeight + engineWeight <= 0) return false;
+    slope = (fitWeight * slope + engineSlope) / (fitWeight + engineWeight);
+    o.speed = clampSpeed(1000 / slope);
+    o.learned = true;
+    this.#factor = null;
+    return o.speed !== before;
+  }
+
+  /** The IRLS fit of ttft = F + slope X over the window, or null if it finds no rising line. */
+  #fitLine(
+    o: OriginSpeed,
+    now: number,
+    slope0: number,
+    fixed0: number,
+  ): { slope: number; fixedMs: number; weight: number } | null {
+    const n = o.n;
+    const w = this.#w;
+    const r = this.#r;
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      w[i] = (o.base[i] as number) * decay(now - (o.t[i] as number));
+      total += w[i] as number;
+    }
+    if (!(total > 0)) return null;
+    let slope = slope0;
+    let fixed = fixed0;
+    // From the prior (which may be far off), Huber first: it converges from anywhere.
+    const huberSteps = o.fitted ? 0 : HUBER_STEPS;
+    for (let step = 0; step < huberSteps + IRLS_STEPS; step++) {
+      // Relative residuals: a TTFT's noise grows with it (batching, interference).
+      for (let i = 0; i < n; i++) {
+        const fitted = Math.max(MIN_TTFT_MS, fixed + slope * (o.x[i] as number));
+        r[i] = Math.abs((o.y[i] as number) - fitted) / fitted;
+      }
+      const scale = Math.max(MIN_SCALE, 1.4826 * this.#weightedMedian(n));
+      let sv = 0;
+      let sx = 0;
+      let sy = 0;
+      for (let i = 0; i < n; i++) {
+        const fitted = Math.max(MIN_TTFT_MS, fixed + slope * (o.x[i] as number));
+        const robust = robustWeight((r[i] as number) / scale, step < huberSteps);
+        const v = ((w[i] as number) * robust) / (fitted * fitted);
+        r[i] = v; // reused: the sample's weight in this step
+        sv += v;
+        sx += v * (o.x[i] as number);
+        sy += v * (o.y[i] as number);
+      }
+      if (!(sv > 0)) return null;
+      const mx = sx / sv;
+      const my = sy / sv;
+      let sxx = 0;
+      let sxy = 0;
+      for (let i = 0; i < n; i++) {
+        const dx = (o.x[i] as number) - mx;
+        sxx += (r[i] as number) * dx * dx;
+        sxy += (r[i] as number) * dx * ((o.y[i] as number) - my);
+      }
+      let nextSlope: number;
+      let nextFixed: number;
+      if (sxx > MIN_SPREAD * MIN_SPREAD * mx * mx * sv) {
+        nextSlope = sxy / sxx;
+        nextFixed = my - nextSlope * mx;
+      } else {
+        nextFixed = fixed;
+        nextSlope = mx > 0 ? (my - fixed) / mx : slope;
+      }
+      if (nextFixed < 0) {
+        // No negative fixed time: the line through the origin instead.
+        nextFixed = 0;
+        let num = 0;
+        let den = 0;
+        for (let i = 0; i < n; i++) {
+          num += (r[i] as number) * (o.x[i] as number) * (o.y[i] as number);
+          den += (r[i] as number) * (o.x[i] as number) * (o.x[i] as number);
+        }
+        nextSlope = den > 0 ? num / den : slope;
+      }
+      if (!(nextSlope > 0) || !Number.isFinite(nextSlope)) return null;
+      slope = nextSlope;
+      fixed = nextFixed;
+    }
+    return { slope, fixedMs: fixed, weight: total };
+  }
+
+  /** The weighted median of #r under the weights in #w, over the first n. */
+  #weightedMedian(n: number): number {
+    const order = this.#order;
+    order.length = n;
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      order[i] = i;
+      total += this.#w[i] as number;
+    }
+    const r = this.#r;
+    order.sort((a, b) => (r[a] as number) - (r[b] as number));
+    let acc = 0;
+    for (const i of order) {
+      acc += this.#w[i] as number;
+      if (acc >= total / 2) return r[i] as number;
+    }
+    return 0;
+  }
+
+  #at(slot: Slot): OriginSpeed {
+    const o = this.#bySlot[slot];
+    if (!o) throw new RangeError(`no speed in slot ${slot}`);
+    return o;
+  }
+}
+
+/** An IRLS weight for a residual of `u` scales: Huber's, or Tukey's biweight (0 beyond its cut). */
+function robustWeight(u: number, huber: boolean): number {
+  const a = Math.abs(u);
+  if (huber) return a <= HUBER_CAP ? 1 : HUBER_CAP / a;
+  if (a >= BIWEIGHT_CAP) return 0;
+  const k = a / BIWEIGHT_CAP;
+  return (1 - k * k) ** 2;
+}
+
+function decay(ageMs: number): number {
+  return 2 ** (-Math.max(0, ageMs) / HALF_LIFE_MS);
+}
+
+function clampSpeed(speed: number): number {
+  return Math.min(MAX_SPEED, Math.max(MIN_SPEED, speed));
+}
