@@ -54,7 +54,25 @@ describe("parseCli", () => {
     expect(parseCli(["--seed", "5", "--seeds", "3"]).seeds).toEqual([5, 6, 7]);
   });
 
+  it("sets the origins from --fleet, and --split and NAME@tuned for bench:capacity", () => {
+    const o = parseCli(["--fleet", "h100:2,a100:4,l40s:2", "--split", "report"]);
+    expect(o.spec.origins).toBe(8);
+    expect(o.spec.fleet).toEqual([
+      { gpu: "h100", count: 2 },
+      { gpu: "a100", count: 4 },
+      { gpu: "l40s", count: 2 },
+    ]);
+    expect(o.split).toBe("report");
+    expect(o.slug).toMatch(/-h100x2-a100x4-l40sx2-/);
+    expect(parseCli([]).split).toBeNull();
+  });
+
   it.each([
+    [["--fleet", "h100:2", "--origins", "4"], /--fleet h100:2 is 2 origins, not 4/],
+    [["--fleet", "h100:2", "--profile", "llama-3.1-8b-h100"], /not with --pd or --profile/],
+    [["--fleet", "b200:2"], /--fleet must be KIND:COUNT/],
+    [["--split", "test"], /--split must be tune or report/],
+    [["--policies", "dynamo@tuned"], /only bench:capacity takes NAME@tuned/],
     [["--modes", "sometimes"], /--modes: unknown mode "sometimes"/],
     [["--seeds", "0"], /--seeds must be a number in \[1, 100\]/],
     [["--pd", "2-6"], /--pd must be PREFILL:DECODE/],

@@ -11,8 +11,12 @@ import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
+import { SPLITS, type Split } from "./capacity/samples.ts";
+import { tunedChoice } from "./capacity/tuned.ts";
 import { COORDINATION_MODES, type CoordinationMode } from "./edge/coordination.ts";
+import { type FleetPart, GPU_KINDS, parseFleet } from "./run/gpu-fleet.ts";
 import { DISAGGREGATION_MODES, type DisaggregationMode, type PdFleet } from "./run/pd-fleet.ts";
+import type { PolicyChoice } from "./run/policy-choice.ts";
 import type { BenchSpec } from "./run/runner.ts";
 import type { TraceSource } from "./workload/workload.ts";
 
@@ -32,7 +36,10 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
   --origins N            origins in the fleet (default 8)
   --load X               offered prefill work / fleet prefill capacity (default 0.8)
   --policies LIST        all, or a comma list of ${POLICY_TYPES.join(", ")}
+                         (bench:capacity: NAME@tuned runs a baseline at bench/sim/tuned.json's values)
   --profile NAME         ${Object.keys(PROFILES).join(" | ")} (default ${DEFAULT_PROFILE})
+  --fleet KIND:N,...     a mixed fleet of ${Object.keys(GPU_KINDS).join(", ")} (e.g. h100:2,a100:4,l40s:2);
+                         sets the origins; the router is told one speed, the fleet's mean
   --seed N               router, generator and arrival-jitter seed (default 1)
   --seeds K              run seeds N .. N+K-1 and show the spread over them (default 1)
   --limit N              replay the first N requests (synthetic: generate N, default ${SYNTHETIC_REQUESTS})
@@ -69,6 +76,8 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
                          isolates in 4 colos syncing with 1 coordinator (bench:edge's defaults);
                          with both, the paired ratio edge / object (default: neither, routing
                          with no network time)
+  --split tune|report    bench:capacity only: sample seeds from the trace's first (tune) or
+                         second (report) half, one disjoint window per seed (default: whole trace)
   --suite NAME           bench:capacity only: run a workload set (standard | edge)
   --out DIR              bench:capacity --suite only: output folder (default bench/results/capacity)
   (--load is ignored by bench:capacity: it searches the rate)`;
@@ -76,6 +85,10 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
 export interface CliOptions {
   spec: BenchSpec;
   policies: PolicyType[];
+  /** The policies with their labels and parameters (`dynamo@tuned`; bench:capacity). */
+  choices: PolicyChoice[];
+  /** bench:capacity: `--split` (null: the whole workload). */
+  split: Split | null;
   threads: number;
   /** `--json`, resolved; undefined when not given. */
   json: string | undefined;
@@ -195,6 +208,17 @@ function pdOf(values: Record<string, string | boolean | undefined>): PdFleet | n
   return { prefill, decode, mode: mode as DisaggregationMode, rule: overrides };
 }
 
+/** `--fleet`, or null for a fleet of `--profile`. */
+function fleetOf(values: Record<string, string | boolean | undefined>): FleetPart[] | null {
+  const text = values.fleet;
+  if (typeof text !== "string") return null;
+  try {
+    return parseFleet(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function modesOf(text: string): DisaggregationMode[] {
   const modes = text.split(",").map((s) => s.trim());
   for (const mode of modes) {
@@ -216,17 +240,33 @@ function optional<T>(
   return typeof text === "string" ? parse(text) : undefined;
 }
 
-function policiesOf(text: string): PolicyType[] {
-  if (text === "all") return [...POLICY_TYPES];
-  const names = text.split(",").map((s) => s.trim());
-  for (const name of names) {
+function policiesOf(text: string, tuned: boolean): PolicyChoice[] {
+  if (text === "all") return POLICY_TYPES.map((policy) => ({ policy, label: policy, params: {} }));
+  return text.split(",").map((item) => {
+    const [name = "", suffix] = item.trim().split("@");
     if (!(POLICY_TYPES as readonly string[]).includes(name)) {
       throw new UsageError(
         `--policies: unknown policy "${name}"; known: ${POLICY_TYPES.join(", ")}`,
       );
     }
+    if (suffix === undefined) return { policy: name as PolicyType, label: name, params: {} };
+    if (suffix !== "tuned" || !tuned) {
+      throw new UsageError(`--policies: "${item.trim()}": only bench:capacity takes NAME@tuned`);
+    }
+    try {
+      return tunedChoice(name as PolicyType);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  });
+}
+
+function splitOf(text: string | undefined): Split | null {
+  if (text === undefined) return null;
+  if (!(SPLITS as readonly string[]).includes(text)) {
+    throw new UsageError(`--split must be ${SPLITS.join(" or ")}, got "${text}"`);
   }
-  return names as PolicyType[];
+  return text as Split;
 }
 
 function coordinationOf(text: string | undefined): CoordinationMode[] {
@@ -253,7 +293,8 @@ function calibrationOf(text: string): number[] {
   return factors;
 }
 
-export function parseCli(argv: readonly string[]): CliOptions {
+/** `tuned`: the CLI runs `NAME@tuned` policies (bench:capacity); others reject them. */
+export function parseCli(argv: readonly string[], { tuned = false } = {}): CliOptions {
   const { values } = parseArgs({
     args: [...argv],
     strict: true,
@@ -264,6 +305,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       load: { type: "string" },
       policies: { type: "string" },
       profile: { type: "string" },
+      fleet: { type: "string" },
       seed: { type: "string" },
       limit: { type: "string" },
       arrivals: { type: "string" },
@@ -289,6 +331,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       "max-probes": { type: "string" },
       coordination: { type: "string" },
       suite: { type: "string" },
+      split: { type: "string" },
       out: { type: "string" },
       help: { type: "boolean" },
     },
@@ -309,10 +352,15 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new UsageError(`--arrivals must be ${ARRIVAL_MODES.join(", ")}, got "${arrivals}"`);
   }
   const pd = pdOf(values);
-  const fleetSize = pd ? pd.prefill + pd.decode : 8;
+  const gpus = fleetOf(values);
+  if (gpus && (pd || values.profile !== undefined)) {
+    throw new UsageError("--fleet sets every origin's GPU: not with --pd or --profile");
+  }
+  const fleetSize = pd ? pd.prefill + pd.decode : gpus ? gpus.reduce((a, p) => a + p.count, 0) : 8;
   const origins = integer("origins", values.origins, fleetSize, 1, 256);
-  if (pd && origins !== fleetSize) {
-    throw new UsageError(`--pd ${pd.prefill}:${pd.decode} is ${fleetSize} origins, not ${origins}`);
+  if ((pd || gpus) && origins !== fleetSize) {
+    const given = pd ? `--pd ${pd.prefill}:${pd.decode}` : `--fleet ${values.fleet}`;
+    throw new UsageError(`${given} is ${fleetSize} origins, not ${origins}`);
   }
   const load = number("load", values.load, 0.8, 0.01, 10);
   const label = source.kind === "synthetic" ? `synthetic:${source.name}` : basename(trace);
@@ -324,6 +372,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     load,
     origins,
     profile,
+    fleet: gpus,
     chunkTokens: DEFAULT_CHUNK_BYTES / BYTES_PER_TOKEN,
     seed,
     reportIntervalMs: number("report-interval", values["report-interval"], 1000, 1, 600_000),
@@ -333,7 +382,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     outputScale: number("output-scale", values["output-scale"], 1, 0.01, 100),
     pd,
   };
-  const fleet = pd ? `-pd${pd.prefill}x${pd.decode}-${pd.mode}` : "";
+  const mixed = gpus ? `-${gpus.map((p) => `${p.gpu}x${p.count}`).join("-")}` : "";
+  const fleet = pd ? `-pd${pd.prefill}x${pd.decode}-${pd.mode}` : mixed;
   const outputs = spec.outputScale === 1 ? "" : `-out${spec.outputScale}`;
   const name = label.replace(/\.[a-z]+$/, "").replace(/[^A-Za-z0-9_-]+/g, "-");
   const slug = `${name}-${origins}o${fleet}${outputs}-load${load}`;
@@ -341,9 +391,12 @@ export function parseCli(argv: readonly string[]): CliOptions {
     .split(",")
     .map((s) => integer("sizes", s, 0, 1, 256));
   const seeds = integer("seeds", values.seeds, 1, 1, 100);
+  const choices = policiesOf(values.policies ?? "all", tuned);
   return {
     spec,
-    policies: policiesOf(values.policies ?? "all"),
+    policies: choices.map((c) => c.policy),
+    choices,
+    split: splitOf(values.split),
     threads: integer("threads", values.threads, MAX_THREADS, 0, MAX_THREADS),
     json: values.json === undefined ? undefined : resolve(values.json),
     html: values.html === undefined ? undefined : resolve(values.html),

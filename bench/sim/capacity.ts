@@ -9,7 +9,7 @@ import { runCapacityCli } from "./capacity/capacity-cli.ts";
 import { runSuite } from "./capacity/suite.ts";
 
 async function main(): Promise<void> {
-  const options = parseCli(process.argv.slice(2));
+  const options = parseCli(process.argv.slice(2), { tuned: true });
   if (options.suite !== undefined) {
     return runSuite(process.argv.slice(2), options.suite, options.out);
   }

@@ -165,10 +165,10 @@ export async function runSuite(argv: readonly string[], suite: string, outDir?: 
   const out = outDir ?? resolve(REPO_ROOT, "bench/results/capacity");
   const options = workloads.map((w) => ({
     w,
-    o: parseCli([
-      ...w.args.map((a) => (a.startsWith("bench/") ? resolve(REPO_ROOT, a) : a)),
-      ...common,
-    ]),
+    o: parseCli(
+      [...w.args.map((a) => (a.startsWith("bench/") ? resolve(REPO_ROOT, a) : a)), ...common],
+      { tuned: true },
+    ),
   }));
   const started = performance.now();
   const pool = new ProbePool(options[0]?.o.threads ?? 0);
