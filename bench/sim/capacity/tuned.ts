@@ -37,7 +37,7 @@ const scorers = [
 export const GRIDS: Readonly<Partial<Record<PolicyType, readonly Params[]>>> = {
   dynamo: product(
     [1, 2, 4, 8].map((overlapWeight) => ({ overlapWeight })),
-    [0, 0.1, 0.5].map((temperature) => ({ temperature })),
+    [0, 0.5].map((temperature) => ({ temperature })),
   ),
   "llm-d": scorers,
   "llm-d-precise": scorers,
@@ -48,7 +48,7 @@ export const GRIDS: Readonly<Partial<Record<PolicyType, readonly Params[]>>> = {
     { cacheThreshold: 0.3, balanceAbsThreshold: 16, balanceRelThreshold: 1.2 },
     { cacheThreshold: 0.3, balanceAbsThreshold: 256, balanceRelThreshold: 2 },
   ],
-  "prefix-hash": [1.1, 1.25, 1.5, 2].map((boundedLoad) => ({ boundedLoad })),
+  "prefix-hash": [1.25, 1.1, 1.5, 2].map((boundedLoad) => ({ boundedLoad })),
 };
 
 export const TUNABLE = Object.keys(GRIDS) as PolicyType[];
