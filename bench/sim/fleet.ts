@@ -9,7 +9,7 @@
 
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { formatTable } from "../../sim/report/table.ts";
-import { outputPaths, parseCli, runMain } from "./args.ts";
+import { outputPaths, parseCli, runMain, UsageError } from "./args.ts";
 import { type FleetSweep, fleetPage, runsOfSize } from "./report/html.ts";
 import { formatSpread, spreadOf } from "./report/spread.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
@@ -46,6 +46,7 @@ function sweepTable(s: FleetSweep): string {
 
 async function main(): Promise<void> {
   const options = parseCli(process.argv.slice(2));
+  if (options.spec.fleet) throw new UsageError("bench:fleet sweeps one GPU kind: not with --fleet");
   const { json, html } = outputPaths(options, "fleet");
   const sweep: FleetSweep = { sizes: options.sizes, seeds: options.seeds, runs: [] };
   for (const origins of options.sizes) {
