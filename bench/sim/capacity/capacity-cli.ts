@@ -5,6 +5,7 @@
 import { type CliOptions, UsageError } from "../args.ts";
 import { type Coordination, EDGE_STICKINESS, EDGE_TOPOLOGY } from "../edge/coordination.ts";
 import { toJson, writeFile } from "../report/write.ts";
+import { formatFleet } from "../run/gpu-fleet.ts";
 import {
   capacityHeader,
   capacityPage,
@@ -46,7 +47,8 @@ export async function capacityOf(
   const { spec, choices, seeds } = options;
   const modes = options.coordination.length > 0 ? ` x ${options.coordination.join(", ")}` : "";
   process.stderr.write(
-    `capacity of ${spec.trace} on ${spec.origins} origins (${spec.profile}) at ${slo} for ` +
+    `capacity of ${spec.trace} on ${spec.origins} origins ` +
+      `(${spec.fleet ? `fleet ${formatFleet(spec.fleet)}` : spec.profile}) at ${slo} for ` +
       `${choices.length} policies${modes} x ${seeds.length} seeds` +
       `${options.split ? ` (split ${options.split})` : ""}\n`,
   );
