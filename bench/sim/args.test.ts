@@ -72,6 +72,8 @@ describe("parseCli", () => {
     [["--fleet", "h100:2", "--profile", "llama-3.1-8b-h100"], /not with --pd or --profile/],
     [["--fleet", "b200:2"], /--fleet must be KIND:COUNT/],
     [["--split", "test"], /--split must be tune or report/],
+    [["--fleet-prior", "exact"], /--fleet-prior needs --fleet/],
+    [["--fleet", "h100:1", "--fleet-prior", "best"], /--fleet-prior must be mean or exact/],
     [["--policies", "dynamo@tuned"], /only bench:capacity takes NAME@tuned/],
     [["--modes", "sometimes"], /--modes: unknown mode "sometimes"/],
     [["--seeds", "0"], /--seeds must be a number in \[1, 100\]/],

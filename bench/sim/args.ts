@@ -40,6 +40,8 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [option
   --profile NAME         ${Object.keys(PROFILES).join(" | ")} (default ${DEFAULT_PROFILE})
   --fleet KIND:N,...     a mixed fleet of ${Object.keys(GPU_KINDS).join(", ")} (e.g. h100:2,a100:4,l40s:2);
                          sets the origins; the router is told one speed, the fleet's mean
+  --fleet-prior P        with --fleet: mean (default) | exact (each origin's own speed, what a
+                         perfectly calibrated router would be told)
   --seed N               router, generator and arrival-jitter seed (default 1)
   --seeds K              run seeds N .. N+K-1 and show the spread over them (default 1)
   --limit N              replay the first N requests (synthetic: generate N, default ${SYNTHETIC_REQUESTS})
@@ -219,6 +221,15 @@ function fleetOf(values: Record<string, string | boolean | undefined>): FleetPar
   }
 }
 
+function fleetPriorOf(text: string | boolean | undefined, gpus: FleetPart[] | null) {
+  if (text === undefined) return undefined;
+  if (!gpus) throw new UsageError("--fleet-prior needs --fleet");
+  if (text !== "mean" && text !== "exact") {
+    throw new UsageError(`--fleet-prior must be mean or exact, got "${text}"`);
+  }
+  return text;
+}
+
 function modesOf(text: string): DisaggregationMode[] {
   const modes = text.split(",").map((s) => s.trim());
   for (const mode of modes) {
@@ -306,6 +317,7 @@ export function parseCli(argv: readonly string[], { tuned = false } = {}): CliOp
       policies: { type: "string" },
       profile: { type: "string" },
       fleet: { type: "string" },
+      "fleet-prior": { type: "string" },
       seed: { type: "string" },
       limit: { type: "string" },
       arrivals: { type: "string" },
@@ -373,6 +385,7 @@ export function parseCli(argv: readonly string[], { tuned = false } = {}): CliOp
     origins,
     profile,
     fleet: gpus,
+    fleetPrior: fleetPriorOf(values["fleet-prior"], gpus),
     chunkTokens: DEFAULT_CHUNK_BYTES / BYTES_PER_TOKEN,
     seed,
     reportIntervalMs: number("report-interval", values["report-interval"], 1000, 1, 600_000),
@@ -382,7 +395,8 @@ export function parseCli(argv: readonly string[], { tuned = false } = {}): CliOp
     outputScale: number("output-scale", values["output-scale"], 1, 0.01, 100),
     pd,
   };
-  const mixed = gpus ? `-${gpus.map((p) => `${p.gpu}x${p.count}`).join("-")}` : "";
+  const prior = spec.fleetPrior === "exact" ? "-exact" : "";
+  const mixed = gpus ? `-${gpus.map((p) => `${p.gpu}x${p.count}`).join("-")}${prior}` : "";
   const fleet = pd ? `-pd${pd.prefill}x${pd.decode}-${pd.mode}` : mixed;
   const outputs = spec.outputScale === 1 ? "" : `-out${spec.outputScale}`;
   const name = label.replace(/\.[a-z]+$/, "").replace(/[^A-Za-z0-9_-]+/g, "-");

@@ -52,6 +52,7 @@ const RESULT: CapacityResult = {
   trace: "t<x>.jsonl",
   profile: "llama-3.1-8b-h100",
   fleet: null,
+  fleetPrior: null,
   origins: 8,
   split: null,
   arrivals: "jitter",

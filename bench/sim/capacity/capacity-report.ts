@@ -27,7 +27,7 @@ export function capacityHeader(r: CapacityResult): string[] {
   const seeds = r.seeds.map((s) => s.seed);
   const first = r.seeds[0];
   const o = parseObjective(r.objective);
-  const fleet = r.fleet ? `fleet ${r.fleet}` : r.profile;
+  const fleet = r.fleet ? `fleet ${r.fleet} (${r.fleetPrior} prior)` : r.profile;
   const split = r.split ? ` | split ${r.split}` : "";
   const windows = r.seeds.some((s) => s.window)
     ? ` | one disjoint window per seed (${r.seeds.map((s) => s.requests).join(", ")} requests)`

@@ -98,6 +98,8 @@ export interface CapacityResult {
   profile: string;
   /** A mixed fleet's `--fleet` (each origin's GPU), or null. */
   fleet: string | null;
+  /** A mixed fleet's settings: one speed (`mean`) or each origin's own (`exact`); null: uniform. */
+  fleetPrior: "mean" | "exact" | null;
   origins: number;
   /** The workload part the seeds sampled (samples.ts); null: the whole workload. */
   split: Split | null;
@@ -327,6 +329,7 @@ export async function runCapacity(
     trace: c.spec.trace,
     profile: c.spec.profile,
     fleet: c.spec.fleet ? formatFleet(c.spec.fleet) : null,
+    fleetPrior: c.spec.fleet ? (c.spec.fleetPrior ?? "mean") : null,
     origins: c.spec.origins,
     split,
     arrivals: c.spec.arrivals,

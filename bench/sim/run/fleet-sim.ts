@@ -65,6 +65,8 @@ export interface SimConfig {
   profile: EngineProfile;
   /** Each origin's engine, for a mixed fleet (gpu-fleet.ts); absent: `profile` everywhere. */
   originProfiles?: readonly EngineProfile[] | undefined;
+  /** Settings carry each origin's own engine speed instead of `profile`'s (`--fleet-prior exact`). */
+  exactSpeeds?: boolean | undefined;
   seed: number;
   information: Information;
   /** Prefill/decode split of the `origins` (prefill + decode = origins); absent: aggregated. */
@@ -135,7 +137,9 @@ export function simulate(
       id,
       url: `http://${id}.sim`,
       kvCapacityTokens: engineProfile(i).kvCapacityTokens,
-      prefillTokensPerSecond: profile.prefillTokensPerSecond * info.prefillCalibration,
+      prefillTokensPerSecond:
+        (config.exactSpeeds ? engineProfile(i) : profile).prefillTokensPerSecond *
+        info.prefillCalibration,
       ...pdRole(fleet, i),
     })),
     policy: config.policy,

@@ -40,6 +40,8 @@ export interface BenchSpec {
   profile: string;
   /** A mixed fleet (`--fleet`, gpu-fleet.ts): its parts sum to `origins`; absent: `profile`. */
   fleet?: readonly FleetPart[] | null | undefined;
+  /** A mixed fleet's settings: one speed, the fleet's mean (default), or each origin's own. */
+  fleetPrior?: "mean" | "exact" | undefined;
   chunkTokens: number;
   seed: number;
   /** This router's webhooks: period and delay (the reporter's `--interval`, network). */
@@ -105,10 +107,13 @@ export function workloadOf(spec: BenchSpec): Workload {
 }
 
 /** The router's profile and, for a mixed fleet, each origin's engine (gpu-fleet.ts). */
-export function simProfiles(spec: BenchSpec): Pick<SimConfig, "profile" | "originProfiles"> {
+export function simProfiles(
+  spec: BenchSpec,
+): Pick<SimConfig, "profile" | "originProfiles" | "exactSpeeds"> {
   return {
     profile: nominalProfile(spec),
     originProfiles: spec.fleet ? originProfiles(spec) : undefined,
+    exactSpeeds: spec.fleetPrior === "exact",
   };
 }
 
