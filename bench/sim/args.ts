@@ -29,7 +29,7 @@ const SYNTHETIC_REQUESTS = 4000;
 /** The machine has 2 cores: never more replays at once than that. */
 const MAX_THREADS = 2;
 
-export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity -- [options]
+export const USAGE = `usage: npm run bench|bench:fleet|bench:capacity|bench:tune -- [options]
   --trace PATH           Mooncake JSONL or Azure CSV (default: bench/traces/conversation_trace.jsonl)
   --format F             mooncake | azure | synthetic:${Object.keys(GENERATORS).join("|synthetic:")}
                          (default: from the file extension)
