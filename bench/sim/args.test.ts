@@ -70,7 +70,36 @@ describe("parseCli", () => {
     expect(parseCli(["--seed", "5", "--seeds", "3"]).seeds).toEqual([5, 6, 7]);
   });
 
+  it("sets the origins from --fleet, and --split and NAME@tuned for bench:capacity", () => {
+    const o = parseCli(["--fleet", "h100:2,a100:4,l40s:2", "--split", "report"], "bench:capacity");
+    expect(o.spec.origins).toBe(8);
+    expect(o.spec.fleet).toEqual([
+      { gpu: "h100", count: 2 },
+      { gpu: "a100", count: 4 },
+      { gpu: "l40s", count: 2 },
+    ]);
+    expect(o.split).toBe("report");
+    expect(o.slug).toMatch(/-h100x2-a100x4-l40sx2-/);
+    expect(parseCli([]).split).toBeNull();
+    expect(() => parseCli(["--split", "test"], "bench:capacity")).toThrow(
+      /--split must be tune or report/,
+    );
+    expect(() => parseCli(["--split", "tune"])).toThrow(/Unknown option '--split'/);
+    expect(() => parseCli(["--fleet", "h100:2"], "bench:fleet")).toThrow(
+      /Unknown option '--fleet'/,
+    );
+    expect(() => parseCli(["--policies", "dynamo@tuned"])).toThrow(
+      /only bench:capacity takes NAME@tuned/,
+    );
+    expect(parseCli(["--policies", "dynamo@tuned"], "bench:capacity").policies).toEqual(["dynamo"]);
+  });
+
   it.each([
+    [["--fleet", "h100:2", "--origins", "4"], /--fleet h100:2 is 2 origins, not 4/],
+    [["--fleet", "h100:2", "--profile", "llama-3.1-8b-h100"], /not with --pd or --profile/],
+    [["--fleet", "b200:2"], /--fleet must be KIND:COUNT/],
+    [["--fleet-prior", "exact"], /--fleet-prior needs --fleet/],
+    [["--fleet", "h100:1", "--fleet-prior", "best"], /--fleet-prior must be mean or exact/],
     [["--seeds", "0"], /--seeds must be a number in \[1, 100\]/],
     [["--pd", "2-6"], /--pd must be PREFILL:DECODE/],
     [["--pd", "0:6"], /--pd must be a number in \[1, 255\]/],

@@ -13,8 +13,12 @@ import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
+import { SPLITS, type Split } from "./capacity/samples.ts";
+import { tunedChoice } from "./capacity/tuned.ts";
 import { COORDINATION_MODES, type CoordinationMode } from "./edge/coordination.ts";
+import { type FleetPart, GPU_KINDS, parseFleet } from "./run/gpu-fleet.ts";
 import { DISAGGREGATION_MODES, type DisaggregationMode, type PdFleet } from "./run/pd-fleet.ts";
+import type { PolicyChoice } from "./run/policy-choice.ts";
 import type { BenchSpec } from "./run/runner.ts";
 import type { TraceSource } from "./workload/workload.ts";
 
@@ -27,14 +31,19 @@ const SYNTHETIC_REQUESTS = 4000;
 /** The machine has 2 cores: never more replays at once than that. */
 const MAX_THREADS = 2;
 
-export const USAGE = `usage: npm run bench|bench:fleet|bench:pd|bench:capacity -- [options]
+export const USAGE = `usage: npm run bench|bench:fleet|bench:pd|bench:capacity|bench:tune -- [options]
   --trace PATH           Mooncake JSONL or Azure CSV (default: bench/traces/conversation_trace.jsonl)
   --format F             mooncake | azure | synthetic:${Object.keys(GENERATORS).join("|synthetic:")}
                          (default: from the file extension)
   --origins N            origins in the fleet (default 8)
   --load X               offered prefill work / fleet prefill capacity (default 0.8)
   --policies LIST        all, or a comma list of ${POLICY_TYPES.join(", ")}
+                         (bench:capacity: NAME@tuned runs a baseline at bench/sim/tuned.json's values)
   --profile NAME         ${Object.keys(PROFILES).join(" | ")} (default ${DEFAULT_PROFILE})
+  --fleet KIND:N,...     a mixed fleet of ${Object.keys(GPU_KINDS).join(", ")} (e.g. h100:2,a100:4,l40s:2);
+                         sets the origins; the router is told one speed, the fleet's mean
+  --fleet-prior P        with --fleet: mean (default) | exact (each origin's own speed, what a
+                         perfectly calibrated router would be told)
   --seed N               router, generator and arrival-jitter seed (default 1)
   --seeds K              run seeds N .. N+K-1 and show the spread over them (default 1)
   --limit N              replay the first N requests (synthetic: generate N, default ${SYNTHETIC_REQUESTS})
@@ -71,6 +80,8 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:pd|bench:capacity -
                          isolates in 4 colos syncing with 1 coordinator (bench:edge's defaults);
                          with both, the paired ratio edge / object (default: neither, routing
                          with no network time)
+  --split tune|report    bench:capacity only: sample seeds from the trace's first (tune) or
+                         second (report) half, one disjoint window per seed (default: whole trace)
   --suite NAME           bench:capacity only: run a workload set (standard | edge)
   --out DIR              bench:capacity --suite only: output folder (default bench/results/capacity)
   (bench:capacity takes no --load: it searches the rate)`;
@@ -78,6 +89,10 @@ export const USAGE = `usage: npm run bench|bench:fleet|bench:pd|bench:capacity -
 export interface CliOptions {
   spec: BenchSpec;
   policies: PolicyType[];
+  /** The policies with their labels and parameters (`dynamo@tuned`; bench:capacity). */
+  choices: PolicyChoice[];
+  /** bench:capacity: `--split` (null: the whole workload). */
+  split: Split | null;
   threads: number;
   /** `--json`, resolved; undefined when not given. */
   json: string | undefined;
@@ -197,6 +212,26 @@ function pdOf(values: Record<string, string | boolean | undefined>): PdFleet | n
   return { prefill, decode, mode: mode as DisaggregationMode, rule: overrides };
 }
 
+/** `--fleet`, or null for a fleet of `--profile`. */
+function fleetOf(values: Record<string, string | boolean | undefined>): FleetPart[] | null {
+  const text = values.fleet;
+  if (typeof text !== "string") return null;
+  try {
+    return parseFleet(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function fleetPriorOf(text: string | boolean | undefined, gpus: FleetPart[] | null) {
+  if (text === undefined) return undefined;
+  if (!gpus) throw new UsageError("--fleet-prior needs --fleet");
+  if (text !== "mean" && text !== "exact") {
+    throw new UsageError(`--fleet-prior must be mean or exact, got "${text}"`);
+  }
+  return text;
+}
+
 function modesOf(text: string): DisaggregationMode[] {
   const modes = text.split(",").map((s) => s.trim());
   for (const mode of modes) {
@@ -218,17 +253,33 @@ function optional<T>(
   return typeof text === "string" ? parse(text) : undefined;
 }
 
-function policiesOf(text: string): PolicyType[] {
-  if (text === "all") return [...POLICY_TYPES];
-  const names = text.split(",").map((s) => s.trim());
-  for (const name of names) {
+function policiesOf(text: string, tuned: boolean): PolicyChoice[] {
+  if (text === "all") return POLICY_TYPES.map((policy) => ({ policy, label: policy, params: {} }));
+  return text.split(",").map((item) => {
+    const [name = "", suffix] = item.trim().split("@");
     if (!(POLICY_TYPES as readonly string[]).includes(name)) {
       throw new UsageError(
         `--policies: unknown policy "${name}"; known: ${POLICY_TYPES.join(", ")}`,
       );
     }
+    if (suffix === undefined) return { policy: name as PolicyType, label: name, params: {} };
+    if (suffix !== "tuned" || !tuned) {
+      throw new UsageError(`--policies: "${item.trim()}": only bench:capacity takes NAME@tuned`);
+    }
+    try {
+      return tunedChoice(name as PolicyType);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  });
+}
+
+function splitOf(text: string | undefined): Split | null {
+  if (text === undefined) return null;
+  if (!(SPLITS as readonly string[]).includes(text)) {
+    throw new UsageError(`--split must be ${SPLITS.join(" or ")}, got "${text}"`);
   }
-  return names as PolicyType[];
+  return text as Split;
 }
 
 function coordinationOf(text: string | undefined): CoordinationMode[] {
@@ -281,24 +332,32 @@ const COMMON_OPTIONS = {
   json: { type: "string" },
   html: { type: "string" },
   seeds: { type: "string" },
+  fleet: { type: "string" },
+  "fleet-prior": { type: "string" },
 } as const;
 const { load: _load, ...CAPACITY_COMMON } = COMMON_OPTIONS;
+/** bench:fleet sweeps sizes of one GPU kind: no --fleet. */
+const { fleet: _fleet, "fleet-prior": _prior, ...FLEET_COMMON } = COMMON_OPTIONS;
+/** bench:capacity's and bench:tune's options. */
+const CAPACITY_OPTIONS = {
+  ...CAPACITY_COMMON,
+  slo: { type: "string" },
+  resolution: { type: "string" },
+  "max-probes": { type: "string" },
+  coordination: { type: "string" },
+  suite: { type: "string" },
+  split: { type: "string" },
+  out: { type: "string" },
+} as const;
 
 /** The CLI's options: the common ones, and those only it takes (USAGE marks them). */
 const OPTIONS = {
   bench: COMMON_OPTIONS,
   "bench:edge": COMMON_OPTIONS,
-  "bench:fleet": { ...COMMON_OPTIONS, sizes: { type: "string" } },
+  "bench:fleet": { ...FLEET_COMMON, sizes: { type: "string" } },
   "bench:pd": { ...COMMON_OPTIONS, modes: { type: "string" } },
-  "bench:capacity": {
-    ...CAPACITY_COMMON,
-    slo: { type: "string" },
-    resolution: { type: "string" },
-    "max-probes": { type: "string" },
-    coordination: { type: "string" },
-    suite: { type: "string" },
-    out: { type: "string" },
-  },
+  "bench:capacity": CAPACITY_OPTIONS,
+  "bench:tune": CAPACITY_OPTIONS,
 } as const;
 export type BenchCli = keyof typeof OPTIONS;
 /** Every option of any of them: those a CLI does not take are refused, so never set. */
@@ -307,10 +366,11 @@ type AnyOptions = typeof COMMON_OPTIONS &
   (typeof OPTIONS)["bench:pd"] &
   (typeof OPTIONS)["bench:capacity"];
 
-/** `argv` as the bench CLI `cli` takes it. */
+/** `argv` as the bench CLI `cli` takes it; only bench:capacity runs `NAME@tuned` policies. */
 export function parseCli(argv: readonly string[], cli: BenchCli = "bench"): CliOptions {
   const options = OPTIONS[cli] as AnyOptions;
   const { values } = parseCommandLine({ args: argv, options });
+  const tuned = cli === "bench:capacity";
   const trace = resolve(values.trace ?? DEFAULT_TRACE);
   const seed = integer("seed", values.seed, 1, 0, 2 ** 31 - 1);
   const limit = values.limit === undefined ? undefined : integer("limit", values.limit, 0, 1, 1e7);
@@ -326,10 +386,15 @@ export function parseCli(argv: readonly string[], cli: BenchCli = "bench"): CliO
     throw new UsageError(`--arrivals must be ${ARRIVAL_MODES.join(", ")}, got "${arrivals}"`);
   }
   const pd = pdOf(values);
-  const fleetSize = pd ? pd.prefill + pd.decode : 8;
+  const gpus = fleetOf(values);
+  if (gpus && (pd || values.profile !== undefined)) {
+    throw new UsageError("--fleet sets every origin's GPU: not with --pd or --profile");
+  }
+  const fleetSize = pd ? pd.prefill + pd.decode : gpus ? gpus.reduce((a, p) => a + p.count, 0) : 8;
   const origins = integer("origins", values.origins, fleetSize, 1, 256);
-  if (pd && origins !== fleetSize) {
-    throw new UsageError(`--pd ${pd.prefill}:${pd.decode} is ${fleetSize} origins, not ${origins}`);
+  if ((pd || gpus) && origins !== fleetSize) {
+    const given = pd ? `--pd ${pd.prefill}:${pd.decode}` : `--fleet ${values.fleet}`;
+    throw new UsageError(`${given} is ${fleetSize} origins, not ${origins}`);
   }
   const load = number("load", values.load, 0.8, 0.01, 10);
   const label = source.kind === "synthetic" ? `synthetic:${source.name}` : basename(trace);
@@ -341,6 +406,8 @@ export function parseCli(argv: readonly string[], cli: BenchCli = "bench"): CliO
     load,
     origins,
     profile,
+    fleet: gpus,
+    fleetPrior: fleetPriorOf(values["fleet-prior"], gpus),
     chunkTokens: DEFAULT_CHUNK_BYTES / BYTES_PER_TOKEN,
     seed,
     reportIntervalMs: number("report-interval", values["report-interval"], 1000, 1, 600_000),
@@ -350,7 +417,9 @@ export function parseCli(argv: readonly string[], cli: BenchCli = "bench"): CliO
     outputScale: number("output-scale", values["output-scale"], 1, 0.01, 100),
     pd,
   };
-  const fleet = pd ? `-pd${pd.prefill}x${pd.decode}-${pd.mode}` : "";
+  const prior = spec.fleetPrior === "exact" ? "-exact" : "";
+  const mixed = gpus ? `-${gpus.map((p) => `${p.gpu}x${p.count}`).join("-")}${prior}` : "";
+  const fleet = pd ? `-pd${pd.prefill}x${pd.decode}-${pd.mode}` : mixed;
   const outputs = spec.outputScale === 1 ? "" : `-out${spec.outputScale}`;
   const name = label.replace(/\.[a-z]+$/, "").replace(/[^A-Za-z0-9_-]+/g, "-");
   const slug = `${name}-${origins}o${fleet}${outputs}-load${load}`;
@@ -358,9 +427,12 @@ export function parseCli(argv: readonly string[], cli: BenchCli = "bench"): CliO
     .split(",")
     .map((s) => integer("sizes", s, 0, 1, 256));
   const seeds = integer("seeds", values.seeds, 1, 1, 100);
+  const choices = policiesOf(values.policies ?? "all", tuned);
   return {
     spec,
-    policies: policiesOf(values.policies ?? "all"),
+    policies: choices.map((c) => c.policy),
+    choices,
+    split: splitOf(values.split),
     threads: integer("threads", values.threads, MAX_THREADS, 0, MAX_THREADS),
     json: values.json === undefined ? undefined : resolve(values.json),
     html: values.html === undefined ? undefined : resolve(values.html),

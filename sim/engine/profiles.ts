@@ -6,19 +6,30 @@
  * Sources:
  * - H100 SXM5 80 GB: 989.4 TFLOPS dense BF16, 3.35 TB/s HBM3 (NVIDIA H100 datasheet; the
  *   1,979 TFLOPS headline is with sparsity). 81,559 MiB visible to CUDA (nvidia-smi).
+ * - H200 SXM 141 GB: 989.4 TFLOPS dense BF16 (NVIDIA H200 datasheet: 1,979 TFLOPS with
+ *   sparsity, the same Hopper die as H100 SXM), 4.8 TB/s HBM3e; 143,771 MiB visible to CUDA
+ *   (nvidia-smi). NVIDIA DGX H200: eight 400 Gb/s ConnectX-7, one per GPU, as DGX H100.
+ * - A100 SXM4 80 GB: 312 TFLOPS dense BF16 (NVIDIA A100 datasheet: 624 with sparsity), 2,039
+ *   GB/s HBM2e; 81,920 MiB visible to CUDA (nvidia-smi). NVIDIA DGX A100: eight 200 Gb/s
+ *   ConnectX-6 HDR for the compute fabric, one per GPU.
+ * - L40S 48 GB (PCIe): 362.05 TFLOPS dense BF16 (NVIDIA L40S datasheet: 733 with sparsity), 864
+ *   GB/s GDDR6; 46,068 MiB visible to CUDA (nvidia-smi). No NVLink and no per-GPU NIC in the
+ *   datasheet: one 200 Gb/s NIC per GPU is assumed (NVIDIA's L40S OVX reference servers pair
+ *   each two GPUs with a 400 Gb/s ConnectX-7 or BlueField-3).
  * - Llama-3.1-8B config.json: 32 layers, 32 query heads x 128 dim (4,096), 8 KV heads, 8.03 B
  *   parameters. KV per token = 32 layers x 8 heads x 128 dim x 2 (K,V) x 2 bytes = 128 KiB.
  * - Llama-3.1-70B config.json: 80 layers, 64 query heads x 128 dim (8,192), 8 KV heads, 70.6 B
  *   parameters. KV per token = 80 x 8 x 128 x 2 x 2 = 320 KiB, split over TP4 = 80 KiB per GPU.
  * - vLLM defaults on H100-class GPUs for the OpenAI server: max_num_batched_tokens 8192,
- *   max_num_seqs 1024 (vllm/engine/arg_utils.py `get_batch_defaults`); gpu_memory_utilization
- *   0.9 (vllm/config/cache.py).
+ *   max_num_seqs 1024 (vllm/engine/arg_utils.py `get_batch_defaults`: devices with >= 70 GiB
+ *   that are not A100, so H100 and H200); on A100 and smaller GPUs (L40S) 2048 and 256;
+ *   gpu_memory_utilization 0.9 (vllm/config/cache.py).
  * - KV transfer between a prefill and a decode engine (disaggregated serving): NIXL over RDMA,
  *   one 400 Gb/s ConnectX-7 per GPU (NVIDIA DGX H100: eight, one per GPU, for the compute
  *   fabric), 50 GB/s; a TP-n engine moves its KV shards over its n NICs at once.
  * Assumptions (stated, not measured here):
  * - prefill GEMMs and FlashAttention reach 40% of peak (MFU 0.4), decode reads reach 70% of HBM
- *   bandwidth (MBU 0.7); TP4 all-reduces cost 15% (efficiency 0.85);
+ *   bandwidth (MBU 0.7), on every GPU kind alike; TP4 all-reduces cost 15% (efficiency 0.85);
  * - 3 GiB per GPU for activations at 8,192 batched tokens, CUDA graphs and the NCCL/torch
  *   context, which vLLM's memory profiling subtracts before sizing the KV cache;
  * - 1.5 ms of scheduling and launch overhead per iteration.
@@ -30,6 +41,8 @@
 const GIB = 2 ** 30;
 
 export interface GpuSpec {
+  /** For the report, e.g. "H100 SXM". */
+  name: string;
   /** Dense BF16 FLOP/s. */
   peakFlops: number;
   /** Bytes/s of the GPU's own network link to other engines (its RDMA NIC). */
@@ -94,10 +107,35 @@ export interface EngineProfile {
 }
 
 export const H100_SXM: GpuSpec = {
+  name: "H100 SXM",
   peakFlops: 989.4e12,
   nicBytesPerSecond: 400e9 / 8,
   hbmBytesPerSecond: 3.35e12,
   memoryBytes: 81_559 * 2 ** 20,
+};
+
+export const H200_SXM: GpuSpec = {
+  name: "H200 SXM",
+  peakFlops: 989.4e12,
+  nicBytesPerSecond: 400e9 / 8,
+  hbmBytesPerSecond: 4.8e12,
+  memoryBytes: 143_771 * 2 ** 20,
+};
+
+export const A100_SXM_80GB: GpuSpec = {
+  name: "A100 SXM4 80GB",
+  peakFlops: 312e12,
+  nicBytesPerSecond: 200e9 / 8,
+  hbmBytesPerSecond: 2.039e12,
+  memoryBytes: 81_920 * 2 ** 20,
+};
+
+export const L40S: GpuSpec = {
+  name: "L40S",
+  peakFlops: 362.05e12,
+  nicBytesPerSecond: 200e9 / 8,
+  hbmBytesPerSecond: 0.864e12,
+  memoryBytes: 46_068 * 2 ** 20,
 };
 
 export const LLAMA_3_1_8B: ModelSpec = {
@@ -132,6 +170,9 @@ const VLLM_H100 = {
   kvTransferLatencyMs: 1,
 };
 
+/** vLLM's smaller batch defaults on A100 and on GPUs under 70 GiB (`get_batch_defaults`). */
+const VLLM_SMALL = { ...VLLM_H100, maxBatchedTokens: 2048, maxSeqs: 256 };
+
 /** The roofline arithmetic from a deployment to an engine profile. */
 export function deriveProfile(name: string, d: DeploymentSpec): EngineProfile {
   const { gpu, model } = d;
@@ -150,7 +191,7 @@ export function deriveProfile(name: string, d: DeploymentSpec): EngineProfile {
     name,
     model: model.name,
     source:
-      `${model.name} on ${tp}x H100 SXM; roofline at MFU ${d.mfu}, MBU ${d.mbu}` +
+      `${model.name} on ${tp}x ${gpu.name}; roofline at MFU ${d.mfu}, MBU ${d.mbu}` +
       (tp > 1 ? `, TP efficiency ${d.tensorParallelEfficiency}` : ""),
     prefillTokensPerSecond: Math.round(effectiveFlops / flopsPerToken),
     attentionTokens: Math.round(flopsPerToken / attentionFlopsPerPair),
@@ -170,6 +211,27 @@ export const PROFILES: Readonly<Record<string, EngineProfile>> = {
   "llama-3.1-8b-h100": deriveProfile("llama-3.1-8b-h100", {
     ...VLLM_H100,
     gpu: H100_SXM,
+    model: LLAMA_3_1_8B,
+    tensorParallel: 1,
+    tensorParallelEfficiency: 1,
+  }),
+  "llama-3.1-8b-h200": deriveProfile("llama-3.1-8b-h200", {
+    ...VLLM_H100,
+    gpu: H200_SXM,
+    model: LLAMA_3_1_8B,
+    tensorParallel: 1,
+    tensorParallelEfficiency: 1,
+  }),
+  "llama-3.1-8b-a100": deriveProfile("llama-3.1-8b-a100", {
+    ...VLLM_SMALL,
+    gpu: A100_SXM_80GB,
+    model: LLAMA_3_1_8B,
+    tensorParallel: 1,
+    tensorParallelEfficiency: 1,
+  }),
+  "llama-3.1-8b-l40s": deriveProfile("llama-3.1-8b-l40s", {
+    ...VLLM_SMALL,
+    gpu: L40S,
     model: LLAMA_3_1_8B,
     tensorParallel: 1,
     tensorParallelEfficiency: 1,

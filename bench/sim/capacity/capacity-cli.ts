@@ -5,6 +5,7 @@
 import { type CliOptions, UsageError } from "../args.ts";
 import { type Coordination, EDGE_STICKINESS, EDGE_TOPOLOGY } from "../edge/coordination.ts";
 import { toJson, writeFile } from "../report/write.ts";
+import { formatFleet } from "../run/gpu-fleet.ts";
 import {
   capacityHeader,
   capacityPage,
@@ -43,18 +44,21 @@ export async function capacityOf(
 ): Promise<CapacityResult> {
   const objective = objectiveOf(slo);
   const started = performance.now();
-  const { spec, policies, seeds } = options;
+  const { spec, choices, seeds } = options;
   const modes = options.coordination.length > 0 ? ` x ${options.coordination.join(", ")}` : "";
   process.stderr.write(
-    `capacity of ${spec.trace} on ${spec.origins} origins (${spec.profile}) at ${slo} for ` +
-      `${policies.length} policies${modes} x ${seeds.length} seeds\n`,
+    `capacity of ${spec.trace} on ${spec.origins} origins ` +
+      `(${spec.fleet ? `fleet ${formatFleet(spec.fleet)}` : spec.profile}) at ${slo} for ` +
+      `${choices.length} policies${modes} x ${seeds.length} seeds` +
+      `${options.split ? ` (split ${options.split})` : ""}\n`,
   );
   const result = await runCapacity(
     {
       spec,
-      policies,
+      policies: choices,
       seeds,
       objective,
+      split: options.split,
       resolution: options.resolution,
       maxProbes: options.maxProbes,
       coordination: coordinationOf(options),

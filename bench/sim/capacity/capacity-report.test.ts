@@ -26,8 +26,10 @@ function policy(name: string, capacity: number): CapacityPolicyResult {
   const s = { mean: capacity, min: capacity * 0.95, max: capacity * 1.05 };
   return {
     policy: name,
+    params: { type: name },
     coordination: null,
-    capacityRps: s,
+    capacityRps: { ...s, lo: capacity * 0.9, hi: capacity * 1.1 },
+    pairedRatio: { mean: 7 / capacity, lo: 7 / capacity - 0.1, hi: 7 / capacity + 0.1 },
     vsRoundRobin: capacity / 2,
     atCapacity: {
       hitRate: { mean: 0.15, min: 0.15, max: 0.15 },
@@ -49,7 +51,10 @@ function policy(name: string, capacity: number): CapacityPolicyResult {
 const RESULT: CapacityResult = {
   trace: "t<x>.jsonl",
   profile: "llama-3.1-8b-h100",
+  fleet: null,
+  fleetPrior: null,
   origins: 8,
+  split: null,
   arrivals: "jitter",
   requests: 100,
   chunkTokens: 64,
@@ -58,17 +63,43 @@ const RESULT: CapacityResult = {
   objective: "p90:2000",
   keepUpRatio: 0.97,
   resolution: 0.02,
-  seeds: [{ seed: 1, loadOneRps: 10, oracleHitRate: 0.3, fleetOracleHitRate: 0.16 }],
+  seeds: [
+    {
+      seed: 1,
+      window: null,
+      requests: 100,
+      loadOneRps: 10,
+      oracleHitRate: 0.3,
+      fleetOracleHitRate: 0.16,
+    },
+  ],
   results: [policy("round-robin", 2), policy("cache-aware", 5), policy("cost", 7)],
+  ceilings: {
+    keepUp: { policy: "cost", capacityRps: { mean: 9, min: 9, max: 9, lo: 9, hi: 9 } },
+    oracle: { capacityRps: { mean: 14, min: 14, max: 14, lo: 14, hi: 14 } },
+  },
   edgeRatio: [],
 };
 
 describe("capacity report", () => {
-  it("prints one row per policy with the spread over seeds", () => {
+  it("prints one row per policy with the spread over seeds, its interval and the paired ratio", () => {
     const lines = capacityTable(RESULT).split("\n");
-    expect(lines).toHaveLength(2 + 3);
-    expect(lines.at(-1)).toMatch(/^cost\s+7\.00 \(6\.65-7\.35\)\s+3\.50/);
+    expect(lines.slice(0, 5)).toHaveLength(2 + 3);
+    expect(lines[4]).toMatch(/^cost\s+7\.00 \(6\.65-7\.35\)\s+6\.30-7\.70\s+1\s+0\.50\s+3\.50/);
+    expect(lines[3]).toMatch(/^cache-aware .* 1\.40 \[1\.30, 1\.50\]\s+0\.36/);
     expect(formatSpread({ mean: 3, min: 3, max: 3 }, 1)).toBe("3.0");
+  });
+
+  it("prints a margin under 5% as within noise", () => {
+    const close = { ...RESULT, results: [policy("dynamo@tuned", 6.8), policy("cost", 7)] };
+    expect(capacityTable(close)).toMatch(/dynamo@tuned .* 1\.03 \[0\.93, 1\.13\] within noise/);
+    expect(capacityTable(RESULT)).not.toMatch(/within noise/);
+  });
+
+  it("prints both ceilings under the table", () => {
+    const text = capacityTable(RESULT);
+    expect(text).toMatch(/keep-up ceiling \(cost, no latency objective\): 9\.00 req\/s/);
+    expect(text).toMatch(/oracle ceiling .*: 14\.00 req\/s/);
   });
 
   it("prints the capacity targets for cost with figures and verdicts", () => {

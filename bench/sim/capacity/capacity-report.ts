@@ -4,7 +4,9 @@
  * targets for `cost` (measured, never asserted), and the HTML page with the objective's TTFT
  * quantile against offered rate per policy, the objective's line and each seed's capacity.
  * Under coordination modes, rows are `policy [mode]`, and with both modes the paired ratio
- * edge / object per seed and its mean with a 95% CI (`edgeRatioTable`).
+ * edge / object per seed and its mean with a 95% CI (`edgeRatioTable`). Each row's paired
+ * ratio `cost` / it has its 95% interval; one within 5% of 1 reads "within noise". The two
+ * ceilings follow the table, with each policy's capacity as a share of the oracle's.
  */
 import { formatTable } from "../../../sim/report/table.ts";
 import { formatRatio } from "../edge/paired-stats.ts";
@@ -19,13 +21,21 @@ const LOAD_BALANCERS = ["round-robin", "random", "least-outstanding", "power-of-
 
 const int = (v: number) => Math.round(v).toLocaleString("en-US");
 
+/** Margins closer to 1 than this are printed as noise. */
+export const NOISE = 0.05;
+
 export function capacityHeader(r: CapacityResult): string[] {
   const seeds = r.seeds.map((s) => s.seed);
   const first = r.seeds[0];
   const o = parseObjective(r.objective);
+  const fleet = r.fleet ? `fleet ${r.fleet} (${r.fleetPrior} prior)` : r.profile;
+  const split = r.split ? ` | split ${r.split}` : "";
+  const windows = r.seeds.some((s) => s.window)
+    ? ` | one disjoint window per seed (${r.seeds.map((s) => s.requests).join(", ")} requests)`
+    : "";
   return [
-    `${r.trace} | ${r.origins} origins | ${r.profile} | ${r.requests.toLocaleString("en-US")} ` +
-      `requests | arrivals ${r.arrivals} | seeds ${seeds.join(", ")}`,
+    `${r.trace} | ${r.origins} origins | ${fleet} | ${r.requests.toLocaleString("en-US")} ` +
+      `requests | arrivals ${r.arrivals} | seeds ${seeds.join(", ")}${split}${windows}`,
     `objective ${o.quantile} TTFT <= ${int(o.ms)} ms | keeps up: completions >= ${r.keepUpRatio} ` +
       `x arrivals over the second half, backlog not growing | resolution ${r.resolution * 100}%`,
     `load 1 = ${first?.loadOneRps ?? 0} req/s | oracle hit rate ${first?.oracleHitRate ?? 0} | ` +
@@ -37,6 +47,9 @@ export function capacityTable(r: CapacityResult): string {
   const header = [
     "policy",
     "capacity req/s",
+    "95% CI",
+    "cost / it [95% CI]",
+    "/oracle",
     "x RR",
     "hit",
     "/fleet",
@@ -46,12 +59,18 @@ export function capacityTable(r: CapacityResult): string {
     "probes",
   ];
   const sharing = (r.seeds[0]?.fleetOracleHitRate ?? 0) > 0;
+  const oracle = r.ceilings.oracle.capacityRps.mean;
   const rows = r.results.map((p) => {
     const a = p.atCapacity;
     const probes = p.seeds.reduce((n, s) => n + s.probes.length, 0);
     return [
       labelOf(p),
       formatSpread(p.capacityRps, 2),
+      p.capacityRps.lo === p.capacityRps.hi
+        ? "-"
+        : `${p.capacityRps.lo.toFixed(2)}-${p.capacityRps.hi.toFixed(2)}`,
+      ratioText(p),
+      oracle > 0 ? (p.capacityRps.mean / oracle).toFixed(2) : "-",
       p.vsRoundRobin === null ? "-" : p.vsRoundRobin.toFixed(2),
       a ? a.hitRate.mean.toFixed(4) : "-",
       a && sharing ? a.hitRateVsFleetOracle.mean.toFixed(2) : "-",
@@ -66,7 +85,33 @@ export function capacityTable(r: CapacityResult): string {
       .filter((s) => s.status !== "bracketed")
       .map((s) => `${labelOf(p)} seed ${s.seed}: ${s.status}`),
   );
-  return formatTable(rows, { header }) + (notes.length > 0 ? `\n\n${notes.join("\n")}` : "");
+  return (
+    formatTable(rows, { header }) +
+    `\n\n${ceilingLines(r).join("\n")}` +
+    (notes.length > 0 ? `\n\n${notes.join("\n")}` : "")
+  );
+}
+
+/** `1.12 [1.05, 1.19]`, or with "within noise" when the mean is within 5% of 1. */
+export function ratioText(p: CapacityPolicyResult): string {
+  const q = p.pairedRatio;
+  if (!q) return "-";
+  if (p.policy === "cost") return "1";
+  const noise = Math.abs(q.mean - 1) < NOISE ? " within noise" : "";
+  return `${q.mean.toFixed(2)} [${q.lo.toFixed(2)}, ${q.hi.toFixed(2)}]${noise}`;
+}
+
+/** The two ceilings and what they mean. */
+export function ceilingLines(r: CapacityResult): string[] {
+  const k = r.ceilings.keepUp;
+  const o = r.ceilings.oracle.capacityRps;
+  return [
+    k
+      ? `keep-up ceiling (${k.policy}, no latency objective): ${formatSpread(k.capacityRps, 2)} req/s`
+      : "keep-up ceiling: not searched",
+    `oracle ceiling (prefill GPU time of the infinite-cache oracle's misses, no decode): ` +
+      `${formatSpread(o, 2)} req/s`,
+  ];
 }
 
 function best(

@@ -3,7 +3,7 @@ import type { PolicyType } from "../../../src/core/policies/index.ts";
 import { DEFAULT_TRACE } from "../args.ts";
 import type { Coordination } from "../edge/coordination.ts";
 import type { BenchSpec } from "../run/runner.ts";
-import { type CapacityResult, runCapacity } from "./capacity-run.ts";
+import { type CapacityResult, FIRST_LOAD, runCapacity } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
 
 /** The first 300 requests of the conversation trace: a capacity search in about a second. */
@@ -28,6 +28,7 @@ function capacity(
   seeds = [1],
   coordination: Coordination[] = [],
   policies: PolicyType[] = ["round-robin", "cost"],
+  keepUpCeiling = false,
 ): Promise<CapacityResult> {
   return runCapacity(
     {
@@ -38,6 +39,7 @@ function capacity(
       resolution: 0.05,
       maxProbes: 16,
       coordination,
+      keepUpCeiling,
     },
     new ProbePool(0),
   );
@@ -76,9 +78,68 @@ describe("capacity search (smoke run)", { timeout: 60_000 }, () => {
       expect(p.capacityRps.max).toBeGreaterThanOrEqual(p.capacityRps.mean);
       expect(p.atCapacity?.ttftMs.p90.max).toBeLessThanOrEqual(3000);
     }
-    // The later seed starts from the first one's answer, so it needs fewer probes.
-    const [first, second] = r.results[0]?.seeds ?? [];
-    expect(second?.probes.length).toBeLessThan(first?.probes.length as number);
+  });
+
+  it("starts every seed's search fresh, on its own disjoint window of the trace", async () => {
+    // The defect: each later seed started from the previous seed's capacity, so seeds that
+    // agreed printed one figure and the spread was not one over independent searches.
+    const r = await capacity(2, [1, 2], [], ["round-robin", "cost"], true);
+    const [w1, w2] = r.seeds.map((s) => s.window);
+    expect(w1).toEqual({ from: 0, to: 0.5 });
+    expect(w2).toEqual({ from: 0.5, to: 1 });
+    for (const p of r.results) {
+      p.seeds.forEach((s, k) => {
+        const unit = r.seeds[k]?.loadOneRps as number;
+        expect(s.probes[0]?.offeredRps).toBeCloseTo(FIRST_LOAD * unit, 3);
+      });
+    }
+    const cost = r.results.find((p) => p.policy === "cost");
+    expect(cost?.pairedRatio).toEqual({ mean: 1, lo: 1, hi: 1 });
+    expect(r.results[0]?.pairedRatio?.mean).toBeGreaterThan(0);
+    expect(r.ceilings.oracle.capacityRps.mean).toBeGreaterThan(cost?.capacityRps.mean as number);
+    expect(r.ceilings.keepUp?.capacityRps.mean).toBeGreaterThanOrEqual(
+      (cost?.capacityRps.mean as number) / 1.05,
+    );
+  });
+
+  it("honours --prefill-calibration: cost once per factor, the others once", async () => {
+    // The defect: bench:capacity ran every policy at calibration 1 whatever the flag said.
+    const r = await runCapacity(
+      {
+        spec: { ...TINY, prefillCalibration: [1, 0.4] },
+        policies: ["round-robin", "cost"],
+        seeds: [1],
+        objective: { quantile: "p90", ms: 3000 },
+        resolution: 0.05,
+        maxProbes: 16,
+        coordination: [],
+        keepUpCeiling: false,
+      },
+      new ProbePool(0),
+    );
+    expect(r.results.map((p) => p.policy)).toEqual(["round-robin", "cost", "cost x0.4"]);
+    expect(r.ceilings.keepUp).toBeNull();
+  });
+
+  it("runs a policy with the parameters it is given and reports them", async () => {
+    const r = await runCapacity(
+      {
+        spec: TINY,
+        policies: [{ policy: "dynamo", label: "dynamo@tuned", params: { overlapWeight: 4 } }],
+        seeds: [1],
+        objective: { quantile: "p90", ms: 3000 },
+        resolution: 0.05,
+        maxProbes: 16,
+        coordination: [],
+        keepUpCeiling: false,
+      },
+      new ProbePool(0),
+    );
+    expect(r.results[0]).toMatchObject({
+      policy: "dynamo@tuned",
+      params: { type: "dynamo", overlapWeight: 4, temperature: 0 },
+      pairedRatio: null,
+    });
   });
 
   it("finds more capacity in a fleet twice the size", async () => {

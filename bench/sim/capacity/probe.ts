@@ -17,6 +17,10 @@ export interface ProbeTask {
   /** The workload's spec at load 1 (its `load` is 1). */
   spec: BenchSpec;
   policy: PolicyType;
+  /** Parameters beyond the policy's defaults (absent: none). */
+  params?: Record<string, unknown> | undefined;
+  /** Settings' prefill speed = nominal x this, for policies that read it (absent: 1). */
+  prefillCalibration?: number | undefined;
   /** Offered requests/s. */
   rateRps: number;
   objective: Objective;
@@ -60,7 +64,13 @@ export function atRate(base: Workload, rateRps: number): Workload {
 export function runProbe(base: Workload, task: ProbeTask): ProbeRecord {
   const w = atRate(base, task.rateRps);
   const routing = task.coordination ? routingOf(w, task.coordination, task.spec.seed) : {};
-  const p = runPolicy(w, task.spec, task.policy, undefined, routing);
+  const run = {
+    policy: task.policy,
+    prefillCalibration: task.prefillCalibration ?? 1,
+    label: task.policy,
+    params: task.params,
+  };
+  const p = runPolicy(w, task.spec, run, undefined, routing);
   const { fromMs, toMs, arrived, completed } = p.secondHalf;
   const halfS = Math.max(1e-9, (toMs - fromMs) / 1000);
   return {

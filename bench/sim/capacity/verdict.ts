@@ -31,6 +31,9 @@ export interface Objective {
   ms: number;
 }
 
+/** No latency objective: only keeping up counts (the keep-up ceiling's search). */
+export const NO_OBJECTIVE: Objective = { quantile: "p90", ms: Number.POSITIVE_INFINITY };
+
 /** Completions / arrivals over the second half that count as keeping up. */
 export const KEEP_UP_RATIO = 0.97;
 
@@ -60,7 +63,7 @@ export function parseObjective(text: string): Objective {
 }
 
 export function formatObjective(o: Objective): string {
-  return `${o.quantile}:${o.ms}`;
+  return Number.isFinite(o.ms) ? `${o.quantile}:${o.ms}` : "none";
 }
 
 /** Least-squares slope of ys over xs (0 with fewer than two distinct xs). */

@@ -6,13 +6,12 @@
  * fallback routing alone) unreachable for the outage. Everything a run reports is a pure
  * function of its spec and seed.
  */
-import { profileNamed } from "../../../sim/engine/profiles.ts";
 import { round } from "../../../sim/report/stats.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
 import { type SimConfig, simulatePolicy } from "../run/fleet-sim.ts";
 import { informationOf } from "../run/information.ts";
-import { type BenchSpec, withSeed, workloadOf } from "../run/runner.ts";
+import { type BenchSpec, simProfiles, withSeed, workloadOf } from "../run/runner.ts";
 import type { Workload } from "../workload/workload.ts";
 import { edgePool, objectRoundTrips } from "./coordination.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
@@ -85,7 +84,7 @@ function configOf(spec: EdgeSpec, s: BenchSpec): SimConfig {
   return {
     policy: policyOf(spec.policy),
     origins: s.origins,
-    profile: profileNamed(s.profile),
+    ...simProfiles(s),
     seed: s.seed,
     information: informationOf(spec.policy, { ...s, prefillCalibration: 1 }),
   };

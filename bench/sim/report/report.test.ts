@@ -49,6 +49,7 @@ function bench(results: PolicyResult[], oracle = 0.4): BenchResult {
   return {
     trace: "t<x>.jsonl",
     profile: "llama-3.1-8b-h100",
+    fleet: null,
     origins: 8,
     load: 0.8,
     arrivals: "spread",

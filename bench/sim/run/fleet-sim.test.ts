@@ -163,6 +163,31 @@ describe("fleet simulation", () => {
     expect(b).toBe(a);
   }, 60_000);
 
+  it("runs a fleet of one kind from --fleet exactly as --origins does", async () => {
+    const fleet = { ...TINY, fleet: [{ gpu: "h100", count: 4 }] };
+    const a = await runBenchmark(TINY, ["cost"], NOW);
+    const b = await runBenchmark(fleet, ["cost"], NOW);
+    expect({ ...b, fleet: null }).toEqual(a);
+  });
+
+  it("gives each origin of a mixed fleet its own engine, and the exact prior its own speed", async () => {
+    const h100 = { ...TINY, fleet: [{ gpu: "h100", count: 4 }] };
+    const mixed = {
+      ...TINY,
+      fleet: [
+        { gpu: "h100", count: 2 },
+        { gpu: "l40s", count: 2 },
+      ],
+    };
+    const w = workloadOf(TINY);
+    // The same arrivals on slower GPUs: round-robin sends half of them to the L40S origins.
+    const rr = (spec: BenchSpec) => runPolicy(w, spec, "round-robin").ttftMs.mean;
+    expect(rr(mixed)).toBeGreaterThan(rr(h100));
+    // Told each origin's own speed, cost routes differently from told the fleet's mean.
+    const cost = (spec: BenchSpec) => runPolicy(w, spec, "cost").ttftMs;
+    expect(cost({ ...mixed, fleetPrior: "exact" })).not.toEqual(cost(mixed));
+  });
+
   it("long outputs from --output-scale: more tokens, the same prompts", () => {
     const w = workloadOf(TINY);
     const long = workloadOf({ ...TINY, outputScale: 4 });

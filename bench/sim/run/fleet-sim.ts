@@ -63,7 +63,13 @@ import { Timeline } from "./timeline.ts";
 export interface SimConfig {
   policy: PolicySettings;
   origins: number;
+  /** What the router is told (its settings' prefill speed, x the calibration) and, absent
+   * `originProfiles`, what every origin's engine runs. */
   profile: EngineProfile;
+  /** Each origin's engine, for a mixed fleet (gpu-fleet.ts); absent: `profile` everywhere. */
+  originProfiles?: readonly EngineProfile[] | undefined;
+  /** Settings carry each origin's own engine speed instead of `profile`'s (`--fleet-prior exact`). */
+  exactSpeeds?: boolean | undefined;
   seed: number;
   information: Information;
   /** Prefill/decode split of the `origins` (prefill + decode = origins); absent: aggregated. */
@@ -123,14 +129,20 @@ export function simulate(
     throw new Error(`P/D fleet ${fleet.prefill}:${fleet.decode} is not ${origins} origins`);
   }
   if (fleet && config.clients) throw new Error("an overload replay runs an aggregated fleet");
+  const engineProfile = (i: number) => config.originProfiles?.[i] ?? profile;
+  if (config.originProfiles && config.originProfiles.length !== origins) {
+    throw new Error(`${config.originProfiles.length} origin profiles for ${origins} origins`);
+  }
   const ids = Array.from({ length: origins }, (_, i) => `gpu-${i}`);
   const indexOf = new Map(ids.map((id, i) => [id, i]));
   const pool = parsePool({
     origins: ids.map((id, i) => ({
       id,
       url: `http://${id}.sim`,
-      kvCapacityTokens: profile.kvCapacityTokens,
-      prefillTokensPerSecond: profile.prefillTokensPerSecond * info.prefillCalibration,
+      kvCapacityTokens: engineProfile(i).kvCapacityTokens,
+      prefillTokensPerSecond:
+        (config.exactSpeeds ? engineProfile(i) : profile).prefillTokensPerSecond *
+        info.prefillCalibration,
       ...pdRole(fleet, i),
     })),
     policy: config.policy,
@@ -142,7 +154,7 @@ export function simulate(
   const prefillRole = pool.origins.map((o) => o.role === "prefill");
   const wholeOnPrefill = pool.disaggregation.prefillServesWhole;
   const kvEvents = info.indexFeed === "engine-events";
-  const engines = ids.map(() => new Engine(profile, w.chunkTokens, { kvEvents }));
+  const engines = ids.map((_, i) => new Engine(engineProfile(i), w.chunkTokens, { kvEvents }));
   const versions = new Int32Array(origins);
   const due = new Float64Array(origins).fill(Number.NaN);
   const queue = new EventQueue();
@@ -170,9 +182,10 @@ export function simulate(
   let expired = 0;
   let completed = 0;
 
-  for (const id of ids) {
-    front.deliver(id, [{ type: "capacity", kvCapacityTokens: profile.kvCapacityTokens }], 0);
-  }
+  ids.forEach((id, i) => {
+    const kvCapacityTokens = engineProfile(i).kvCapacityTokens;
+    front.deliver(id, [{ type: "capacity", kvCapacityTokens }], 0);
+  });
   if (w.size > 0) queue.push(SAMPLE_MS, SAMPLE, -1);
   if (w.size > 0 && info.loadReports) queue.push(info.loadReports.intervalMs, REPORT, -1);
 

@@ -89,6 +89,8 @@ export interface PdResult {
 export interface BenchResult {
   trace: string;
   profile: string;
+  /** A mixed fleet's `--fleet` spec (its origins' profiles), or null. */
+  fleet: string | null;
   origins: number;
   load: number;
   arrivals: string;

@@ -9,13 +9,19 @@
  * `prefillCalibration` factor, labelled `cost x0.7` (plain `cost` at 1); the others once.
  */
 import { Worker } from "node:worker_threads";
-import { profileNamed } from "../../../sim/engine/profiles.ts";
 import { round } from "../../../sim/report/stats.ts";
 import type { ArrivalMode } from "../../../sim/trace/arrivals.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
 import { buildWorkload, loadTrace, type TraceSource, type Workload } from "../workload/workload.ts";
 import { type SimConfig, simulatePolicy } from "./fleet-sim.ts";
+import {
+  type FleetPart,
+  fleetChunks,
+  formatFleet,
+  nominalProfile,
+  originProfiles,
+} from "./gpu-fleet.ts";
 import { informationOf, READS_PREFILL_SPEED } from "./information.ts";
 import type { PdFleet } from "./pd-fleet.ts";
 import type { BenchResult, PolicyResult } from "./result-types.ts";
@@ -26,10 +32,16 @@ export interface BenchSpec {
   /** Label of the trace in the results. */
   trace: string;
   limit?: number | undefined;
+  /** A recorded trace's sample: requests [from, to) of it as fractions (capacity/samples.ts). */
+  window?: { from: number; to: number } | null | undefined;
   arrivals: ArrivalMode;
   load: number;
   origins: number;
   profile: string;
+  /** A mixed fleet (`--fleet`, gpu-fleet.ts): its parts sum to `origins`; absent: `profile`. */
+  fleet?: readonly FleetPart[] | null | undefined;
+  /** A mixed fleet's settings: one speed, the fleet's mean (default), or each origin's own. */
+  fleetPrior?: "mean" | "exact" | undefined;
   chunkTokens: number;
   seed: number;
   /** This router's webhooks: period and delay (the reporter's `--interval`, network). */
@@ -50,6 +62,8 @@ export interface PolicyRun {
   policy: PolicyType;
   prefillCalibration: number;
   label: string;
+  /** The policy's parameters beyond its defaults (e.g. tuned ones, capacity/tuned.ts). */
+  params?: Record<string, unknown> | undefined;
 }
 
 /** The replays a run makes: policies in order, calibration variants next to each other. */
@@ -81,14 +95,26 @@ export function withSeed(spec: BenchSpec, seed: number): BenchSpec {
 export function workloadOf(spec: BenchSpec): Workload {
   return buildWorkload(loadTrace(spec.source), {
     limit: spec.limit,
+    window: spec.window,
     arrivals: spec.arrivals,
     seed: spec.seed,
     load: spec.load,
     origins: spec.origins,
-    profile: profileNamed(spec.profile),
+    profile: nominalProfile(spec),
     chunkTokens: spec.chunkTokens,
     outputScale: spec.outputScale ?? 1,
   });
+}
+
+/** The router's profile and, for a mixed fleet, each origin's engine (gpu-fleet.ts). */
+export function simProfiles(
+  spec: BenchSpec,
+): Pick<SimConfig, "profile" | "originProfiles" | "exactSpeeds"> {
+  return {
+    profile: nominalProfile(spec),
+    originProfiles: spec.fleet ? originProfiles(spec) : undefined,
+    exactSpeeds: spec.fleetPrior === "exact",
+  };
 }
 
 /** One policy's replay; `routing` says who routes it if not the pool's one router (run/routing-front.ts). */
@@ -99,15 +125,15 @@ export function runPolicy(
   onProgress?: (completed: number) => void,
   routing: Pick<SimConfig, "front" | "pool" | "routeDelayMs"> = {},
 ): PolicyResult {
-  const { policy, prefillCalibration, label } =
-    typeof run === "string" ? { policy: run, prefillCalibration: 1, label: run } : run;
+  const { policy, prefillCalibration, label, params } =
+    typeof run === "string" ? { policy: run, prefillCalibration: 1, label: run, params: {} } : run;
   const information = informationOf(policy, { ...spec, prefillCalibration });
   const result = simulatePolicy(
     w,
     {
-      policy: policyOf(policy),
+      policy: policyOf(policy, params),
       origins: spec.origins,
-      profile: profileNamed(spec.profile),
+      ...simProfiles(spec),
       seed: spec.seed,
       information,
       pd: spec.pd ?? null,
@@ -124,19 +150,19 @@ export async function runBenchmark(
   options: RunOptions,
 ): Promise<BenchResult> {
   const w = options.workload ?? workloadOf(spec);
-  const profile = profileNamed(spec.profile);
   const progress = options.onProgress ?? (() => {});
   const runs = policyRuns(spec, policies);
   const results =
     options.threads > 0
       ? runInWorkers(spec, runs, options.threads, progress)
       : Promise.resolve(runs.map((r, i) => runPolicy(w, spec, r, (done) => progress(i, done))));
-  const capacityChunks = spec.origins * Math.floor(profile.kvCapacityTokens / spec.chunkTokens);
+  const capacityChunks = fleetChunks(spec, spec.chunkTokens);
   const oracleHitRate = round(infiniteOracleHitRate(w), 4);
   const fleetOracle = round(fleetOracleHitRate(w, capacityChunks), 4);
   return {
     trace: spec.trace,
     profile: spec.profile,
+    fleet: spec.fleet ? formatFleet(spec.fleet) : null,
     origins: spec.origins,
     load: spec.load,
     arrivals: spec.arrivals,

@@ -12,16 +12,15 @@
 import { BlockCache } from "../../../sim/engine/block-cache.ts";
 import { hashesOf, type Workload } from "./workload.ts";
 
-function replayHitRate(w: Workload, blocks: number): number {
+/** Each request's cached prompt tokens, replayed in arrival order through a cache of `blocks`. */
+function replayHits(w: Workload, blocks: number): Int32Array {
   const cache = new BlockCache(Math.max(1, blocks));
   const held: number[] = [];
-  let cached = 0;
-  let prompt = 0;
+  const hits = new Int32Array(w.size);
   for (let i = 0; i < w.size; i++) {
     const hashes = hashesOf(w, i);
     const tokens = w.promptTokens[i] as number;
-    cached += cache.lookup(hashes, Math.floor((tokens - 1) / w.chunkTokens)) * w.chunkTokens;
-    prompt += tokens;
+    hits[i] = cache.lookup(hashes, Math.floor((tokens - 1) / w.chunkTokens)) * w.chunkTokens;
     held.length = 0;
     cache.acquire(hashes, cache.lookup(hashes, hashes.length), held);
     for (let c = held.length; c < hashes.length; c++) {
@@ -31,7 +30,23 @@ function replayHitRate(w: Workload, blocks: number): number {
     }
     cache.release(held);
   }
+  return hits;
+}
+
+function replayHitRate(w: Workload, blocks: number): number {
+  const hits = replayHits(w, blocks);
+  let cached = 0;
+  let prompt = 0;
+  for (let i = 0; i < w.size; i++) {
+    cached += hits[i] as number;
+    prompt += w.promptTokens[i] as number;
+  }
   return prompt > 0 ? cached / prompt : 0;
+}
+
+/** Each request's cached tokens with a cache that never evicts (what no policy can beat). */
+export function infiniteOracleHits(w: Workload): Int32Array {
+  return replayHits(w, w.hashes.length);
 }
 
 export function infiniteOracleHitRate(w: Workload): number {

@@ -22,6 +22,8 @@ export type TraceSource =
 export interface WorkloadOptions {
   /** Replay only the first N requests. */
   limit?: number | undefined;
+  /** Then only this share of them, [from, to) as fractions (a workload sample; capacity/samples.ts). */
+  window?: { from: number; to: number } | null | undefined;
   arrivals: ArrivalMode;
   /** Seeds the "jitter" arrival mode. */
   seed: number;
@@ -63,13 +65,15 @@ export function loadTrace(source: TraceSource): Trace {
 }
 
 export function buildWorkload(trace: Trace, options: WorkloadOptions): Workload {
-  const records = trace.records.slice(0, options.limit ?? trace.records.length);
+  const first = trace.records.slice(0, options.limit ?? trace.records.length);
+  const { from, to } = options.window ?? { from: 0, to: 1 };
+  const records = first.slice(Math.floor(from * first.length), Math.floor(to * first.length));
   const n = records.length;
   const raw = records.map((r) => r.timestampMs);
   const stamps = arrivalTimes(raw, options.arrivals, options.seed);
   const prompts = records.map((r) => r.inputTokens);
   const scale = loadScale(stamps, prompts, options.profile, options.origins, options.load);
-  const first = stamps[0] ?? 0;
+  const start = stamps[0] ?? 0;
   const hashStart = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {
     hashStart[i + 1] =
@@ -99,7 +103,7 @@ export function buildWorkload(trace: Trace, options: WorkloadOptions): Workload 
     model: options.profile.model,
     chunkTokens: options.chunkTokens,
     size: n,
-    arrivalMs: Float64Array.from(stamps, (t) => (t - first) * scale),
+    arrivalMs: Float64Array.from(stamps, (t) => (t - start) * scale),
     promptTokens: Int32Array.from(prompts),
     outputTokens: Int32Array.from(records, (r) =>
       Math.max(1, Math.round(r.outputTokens * (options.outputScale ?? 1))),

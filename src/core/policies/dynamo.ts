@@ -8,8 +8,11 @@
  *   decode_blocks  = the KV blocks its in-flight requests hold, a block shared by several once,
  *                    + this prompt's blocks not among them
  *   cost = overlapWeight * prefill_tokens / block size + decode_blocks
- * Lowest cost wins, temperature 0; ties go to the worker with the smaller radix tree (fewer
- * cached blocks in the index), then at random. O(n x prompt chunks) for the new blocks.
+ * At temperature 0 (upstream's default) the lowest cost wins; ties go to the worker with the
+ * smaller radix tree (fewer cached blocks in the index), then at random. Above 0 the worker is
+ * drawn by softmax over the costs normalised by their range (scheduler.rs `softmax_sample`):
+ * p ~ exp(-(cost - min) / ((max - min) x temperature)), uniform when all costs are equal.
+ * O(n x prompt chunks) for the new blocks.
  *
  * Information, as upstream has it: in-flight prefill tokens count until the request's first
  * token (Dynamo's frontend streams the tokens; the simulator reports them with `firstToken`,
@@ -19,10 +22,12 @@
  * active blocks are the router's own in-flight prompts (load-board/active-chunks.ts). Blocks
  * are the router's chunks.
  *
- * Parameters: overlapWeight 0..100, default 1 (`--kv-overlap-score-weight`); trackActivePrefill,
- * default true (upstream counts in-flight prefill tokens by default; false drops the term).
+ * Parameters: overlapWeight 0..100, default 1 (`--kv-overlap-score-weight`); temperature 0..100,
+ * default 0 (`--router-temperature`); trackActivePrefill, default true (upstream counts
+ * in-flight prefill tokens by default; false drops the term).
  */
 import { z } from "zod";
+import type { Rng } from "../rng.ts";
 import { type Compare, pickMin, rankWith } from "./pick.ts";
 import { type OriginView, overEligible, type Policy } from "./policy.ts";
 
@@ -30,6 +35,7 @@ export const dynamoParams = z
   .object({
     type: z.literal("dynamo"),
     overlapWeight: z.number().min(0).max(100).default(1),
+    temperature: z.number().min(0).max(100).default(0),
     trackActivePrefill: z.boolean().default(true),
   })
   .strict();
@@ -50,10 +56,39 @@ export function createDynamo(params: DynamoParams): Policy {
     const compare: Compare = (a, b) =>
       (cost[a] as number) - (cost[b] as number) ||
       (origins[a] as OriginView).indexedTokens - (origins[b] as OriginView).indexedTokens;
+    const origin =
+      params.temperature > 0
+        ? softmaxSample(eligible, cost, params.temperature, rng)
+        : pickMin(eligible, compare, rng);
     return {
-      origin: pickMin(eligible, compare, rng),
+      origin,
       reason: "min-cost",
       ranking: rankWith(eligible, compare),
     };
   });
+}
+
+/** Upstream's `softmax_sample`: costs scaled by their range, lower cost likelier. */
+function softmaxSample(
+  eligible: readonly number[],
+  cost: readonly number[],
+  temperature: number,
+  rng: Rng,
+): number {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const i of eligible) {
+    lo = Math.min(lo, cost[i] as number);
+    hi = Math.max(hi, cost[i] as number);
+  }
+  if (hi === lo) return eligible[rng.int(eligible.length)] as number;
+  const weights = eligible.map((i) =>
+    Math.exp(-((cost[i] as number) - lo) / ((hi - lo) * temperature)),
+  );
+  let u = rng.next() * weights.reduce((a, w) => a + w, 0);
+  for (let k = 0; k < eligible.length; k++) {
+    u -= weights[k] as number;
+    if (u < 0) return eligible[k] as number;
+  }
+  return eligible[eligible.length - 1] as number;
 }

@@ -131,6 +131,24 @@ describe("dynamo KV router cost", () => {
     expect(d.origin).toBe(0);
   });
 
+  it("samples by softmax over range-scaled costs above temperature 0", () => {
+    // Costs 10 / 7 / 9 blocks (prefill 8, 5, 7 + 2 decode): at temperature 0 o1 always wins;
+    // at 1, p ~ exp(-(c - 7) / 3): o1 0.47, o2 0.24, o0 0.17 -> every origin wins some seeds,
+    // o1 most often.
+    const pool = [{ matched: 8 * 64 }, { matched: 11 * 64 }, { matched: 9 * 64 }];
+    const wins = [0, 0, 0];
+    for (let seed = 1; seed <= 300; seed++) {
+      const d = createPolicy(policyOf("dynamo", { temperature: 1 })).decide(
+        context(pool, { promptTokens: 16 * 64 }, seed),
+      );
+      wins[d.origin] = (wins[d.origin] as number) + 1;
+    }
+    expect(Math.min(...wins)).toBeGreaterThan(20);
+    expect(wins[1]).toBe(Math.max(...wins));
+    const cold = createPolicy(policyOf("dynamo"));
+    expect(cold.decide(context(pool, { promptTokens: 16 * 64 }, 7)).origin).toBe(1);
+  });
+
   it("breaks ties by the smaller tree", () => {
     const policy = createPolicy(policyOf("dynamo"));
     for (let seed = 1; seed <= 20; seed++) {
