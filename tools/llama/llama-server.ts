@@ -9,6 +9,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { freePort } from "../local-stack/stack.ts";
 import { stopChild } from "../local-stack/wrangler-dev.ts";
+import { outputTail } from "../shared/output-tail.ts";
 
 export interface LlamaServer {
   id: string;
@@ -84,17 +85,7 @@ async function launch(opts: LlamaServerOptions, port: number): Promise<ChildProc
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  const output: string[] = [];
-  const collect = (data: Buffer) => {
-    for (const line of data.toString().split("\n")) {
-      if (!line.trim()) continue;
-      output.push(line);
-      if (output.length > 50) output.shift();
-      opts.log?.(`[${opts.id}] ${line}`);
-    }
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
+  const output = outputTail(child, 50, opts.log && ((line) => opts.log?.(`[${opts.id}] ${line}`)));
   const spawnError = new Promise<Error>((r) => child.once("error", r));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);

@@ -3,6 +3,7 @@
  * local KV and storage persisted to its own directory. Resolves once `/healthz` answers.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { outputTail } from "../shared/output-tail.ts";
 
 export interface WranglerDev {
   url: string;
@@ -43,17 +44,7 @@ export async function startWranglerDev(options: WranglerDevOptions): Promise<Wra
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
-  const output: string[] = [];
-  const collect = (data: Buffer) => {
-    for (const line of data.toString().split("\n")) {
-      if (!line.trim()) continue;
-      output.push(line);
-      if (output.length > 200) output.shift();
-      options.log?.(line);
-    }
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
+  const output = outputTail(child, 200, options.log);
   const url = `http://127.0.0.1:${options.port}`;
   const stop = () => stopChild(child);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
