@@ -30,7 +30,8 @@ export function applyEngineEvent(
       break;
     case "prefill-rate":
       parts.board.reportPrefillRate(slot, event, now);
-      if (parts.speeds.measure(slot, event.tokensPerSecond, now)) drainAtLearnedSpeeds(parts, now);
+      if (parts.speeds.measure(slot, event.tokensPerSecond, event.tokens, now))
+        drainAtLearnedSpeeds(parts, now);
       break;
     case "kv-stored":
     case "kv-removed":

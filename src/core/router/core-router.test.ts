@@ -213,7 +213,11 @@ describe("CoreRouter", () => {
     // Its peers measure the speed settings say (else they would take its correction).
     for (const o of origins) {
       if (o.id !== id)
-        measured.ingest(o.id, [{ type: "prefill-rate", tokensPerSecond: 10_000, tokens: 1 }], 100);
+        measured.ingest(
+          o.id,
+          [{ type: "prefill-rate", tokensPerSecond: 10_000, tokens: 4096 }],
+          100,
+        );
     }
     const sentTo = { plain: new Set<string | null>(), measured: new Set<string | null>() };
     for (let k = 0; k < 20; k++) {

@@ -151,12 +151,24 @@ describe("SpeedLearner", () => {
 
   it("weighs the engine's own counters strongly, and uses them before any TTFT", () => {
     const l = learner(10_000);
-    l.measure(A, 30_000, 0);
+    l.measure(A, 30_000, 4096, 0);
     expect(l.speed(A)).toBe(30_000);
     // A full window of TTFTs saying 15k against four engine measurements saying 30k.
     feed(l, origin(15_000, 20, 0.05, 9), 64, 0);
-    for (let k = 0; k < 4; k++) l.measure(A, 30_000, 64_000 + k);
+    for (let k = 0; k < 4; k++) l.measure(A, 30_000, 4096, 64_000 + k);
     expect(l.speed(A)).toBeGreaterThan(24_000);
+  });
+
+  it("one short engine measurement does not set an origin's speed (real llama-servers: 86 tokens read 4x slow)", () => {
+    const l = learner(900);
+    l.measure(A, 213, 86, 0);
+    expect(l.speed(A)).toBe(900);
+    expect(l.saved(A).samples).toBe(0);
+    // Measurements covering enough tokens do, each weighed by its tokens: the short one moves
+    // the blend a little (745), where counted as a full one it would halve it (348).
+    l.measure(A, 950, 1000, 1);
+    expect(l.speed(A)).toBeGreaterThan(700);
+    expect(l.speed(A)).toBeLessThan(950);
   });
 
   it("adopts another learner's values (snapshot, coordinator) and keeps them over a new prior", () => {
@@ -183,7 +195,7 @@ describe("SpeedLearner", () => {
     const l = new SpeedLearner(false);
     l.configure(A, 10_000);
     feed(l, origin(25_000, 20, 0, 1), 64, 0);
-    l.measure(A, 25_000, 0);
+    l.measure(A, 25_000, 4096, 0);
     expect(l.speed(A)).toBe(10_000);
   });
 });

@@ -34,8 +34,12 @@
  * have this bias.
  *
  * An engine that reports its own counters (`prefill-rate` events: prompt tokens over prompt
- * seconds, no queueing in them) gives S directly: each measurement counts as ENGINE_WEIGHT
- * samples, age-weighted the same way, blended with the fit's S.
+ * seconds, no queueing in them) gives S directly: a measurement over ENGINE_FULL_TOKENS or more
+ * counts as ENGINE_WEIGHT samples, a smaller one in proportion to its tokens, age-weighted the
+ * same way, blended with the fit's S; the measurements set a speed only once those in the
+ * window cover ENGINE_FULL_TOKENS. One short measurement is mostly the engine's fixed time and
+ * rounding: on real llama-servers one of 86 tokens read 213 tok/s against its peers' 900, set
+ * the origin's speed alone, and `cost` sent it nothing more (2 of 200 requests).
  *
  * Pure: `now` is passed in. The learned values are snapshot, shown, and sent to edge replicas.
  */
@@ -44,8 +48,10 @@ import type { Slot } from "../origin-indexes.ts";
 const WINDOW = 64;
 const HALF_LIFE_MS = 120_000;
 const MIN_SAMPLES = 16;
-/** Samples one engine measurement counts as. */
+/** Samples one engine measurement of ENGINE_FULL_TOKENS or more counts as. */
 const ENGINE_WEIGHT = 32;
+/** Prompt tokens a measurement needs to count fully, and the window's to set a speed alone. */
+const ENGINE_FULL_TOKENS = 1024;
 /** Engine measurements kept per origin. */
 const ENGINE_WINDOW = 8;
 const IRLS_STEPS = 4;
@@ -97,6 +103,7 @@ class OriginSpeed {
   head = 0;
   readonly engineSpeed = new Float64Array(ENGINE_WINDOW);
   readonly engineAt = new Float64Array(ENGINE_WINDOW);
+  readonly engineTokens = new Float64Array(ENGINE_WINDOW);
   engines = 0;
 
   constructor(prior: number) {
@@ -181,13 +188,14 @@ export class SpeedLearner {
     return this.#refit(o, now);
   }
 
-  /** The engine measured its own prefill speed; returns whether the speed changed. */
-  measure(slot: Slot, tokensPerSecond: number, now: number): boolean {
-    if (!this.#learns) return false;
+  /** The engine measured its own prefill speed over `tokens`; returns whether the speed changed. */
+  measure(slot: Slot, tokensPerSecond: number, tokens: number, now: number): boolean {
+    if (!this.#learns || !(tokens > 0)) return false;
     const o = this.#at(slot);
     const i = o.engines % ENGINE_WINDOW;
     o.engineSpeed[i] = tokensPerSecond;
     o.engineAt[i] = now;
+    o.engineTokens[i] = tokens;
     o.engines++;
     return this.#refit(o, now);
   }
@@ -227,11 +235,16 @@ export class SpeedLearner {
     }
     let engineWeight = 0;
     let engineSlope = 0;
+    let engineTokens = 0;
     for (let k = 0; k < Math.min(o.engines, ENGINE_WINDOW); k++) {
-      const w = ENGINE_WEIGHT * decay(now - (o.engineAt[k] as number));
-      engineWeight += w;
-      engineSlope += w * (1000 / (o.engineSpeed[k] as number));
+      const tokens = o.engineTokens[k] as number;
+      const w = ENGINE_WEIGHT * Math.min(1, tokens / ENGINE_FULL_TOKENS);
+      engineWeight += w * decay(now - (o.engineAt[k] as number));
+      engineSlope +=
+        w * decay(now - (o.engineAt[k] as number)) * (1000 / (o.engineSpeed[k] as number));
+      engineTokens += tokens;
     }
+    if (fitWeight === 0 && engineTokens < ENGINE_FULL_TOKENS) engineWeight = 0;
     if (fitWeight + engineWeight <= 0) return false;
     slope = (fitWeight * slope + engineSlope) / (fitWeight + engineWeight);
     o.speed = clampSpeed(1000 / slope);
