@@ -1,27 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
-import { DEFAULT_TRACE } from "../args.ts";
 import type { Coordination } from "../edge/coordination.ts";
-import type { BenchSpec } from "../run/runner.ts";
+import { conversationSpec } from "../run/test-spec.ts";
 import { type CapacityResult, FIRST_LOAD, runCapacity } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
 
 /** The first 300 requests of the conversation trace: a capacity search in about a second. */
-const TINY: BenchSpec = {
-  source: { kind: "mooncake", path: DEFAULT_TRACE },
-  trace: "conversation_trace.jsonl",
-  limit: 300,
-  arrivals: "jitter",
-  load: 1,
-  origins: 2,
-  profile: "llama-3.1-8b-h100",
-  chunkTokens: 64,
-  seed: 1,
-  reportIntervalMs: 1000,
-  reportDelayMs: 100,
-  engineDelayMs: 10,
-  prefillCalibration: [1],
-};
+const TINY = conversationSpec({ limit: 300, origins: 2 });
 
 function capacity(
   origins: number,

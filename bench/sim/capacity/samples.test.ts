@@ -1,23 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TRACE } from "../args.ts";
 import type { BenchSpec } from "../run/runner.ts";
+import { conversationSpec } from "../run/test-spec.ts";
 import { REPORT_SEED_OFFSET, type Split, sampleSpec } from "./samples.ts";
 
-const SPEC: BenchSpec = {
-  source: { kind: "mooncake", path: DEFAULT_TRACE },
-  trace: "conversation_trace.jsonl",
-  arrivals: "jitter",
-  load: 1,
-  origins: 8,
-  profile: "llama-3.1-8b-h100",
-  chunkTokens: 64,
-  seed: 1,
-  reportIntervalMs: 1000,
-  reportDelayMs: 100,
-  engineDelayMs: 10,
-  prefillCalibration: [1],
-};
+const SPEC = conversationSpec();
 
 const windowsOf = (seeds: number[], split: Split | null) =>
   seeds.map((_, k) => sampleSpec(SPEC, seeds, k, split).window ?? { from: 0, to: 1 });

@@ -1,26 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { POLICY_TYPES } from "../../../src/core/policies/index.ts";
-import { DEFAULT_TRACE } from "../args.ts";
 import { toJson } from "../report/write.ts";
 import { type BenchSpec, runBenchmark, runPolicy, workloadOf } from "./runner.ts";
+import { conversationSpec } from "./test-spec.ts";
 
 /** The first 48 requests of the bundled conversation trace: tens of requests, end to end. */
-const TINY: BenchSpec = {
-  source: { kind: "mooncake", path: DEFAULT_TRACE },
-  trace: "conversation_trace.jsonl",
-  limit: 48,
-  arrivals: "spread",
-  load: 0.8,
-  origins: 4,
-  profile: "llama-3.1-8b-h100",
-  chunkTokens: 64,
-  seed: 1,
-  reportIntervalMs: 1000,
-  reportDelayMs: 100,
-  engineDelayMs: 10,
-  prefillCalibration: [1],
-};
+const TINY = conversationSpec({ limit: 48, arrivals: "spread", load: 0.8, origins: 4 });
 
 const AZURE_CONVERSATION = fileURLToPath(
   new URL("../../traces/AzureLLMInferenceTrace_conv.csv", import.meta.url),

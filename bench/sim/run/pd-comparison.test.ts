@@ -1,25 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_TRACE } from "../args.ts";
 import { pdTable, pdTargetLines, ratio } from "../report/pd-table.ts";
 import { toJson } from "../report/write.ts";
 import { runPdComparison } from "./pd-comparison.ts";
-import type { BenchSpec } from "./runner.ts";
+import { conversationSpec } from "./test-spec.ts";
 
-const TINY: BenchSpec = {
-  source: { kind: "mooncake", path: DEFAULT_TRACE },
-  trace: "conversation_trace.jsonl",
-  limit: 48,
-  arrivals: "spread",
-  load: 0.8,
-  origins: 4,
-  profile: "llama-3.1-8b-h100",
-  chunkTokens: 64,
-  seed: 1,
-  reportIntervalMs: 1000,
-  reportDelayMs: 100,
-  engineDelayMs: 10,
-  prefillCalibration: [1],
-};
+const TINY = conversationSpec({ limit: 48, arrivals: "spread", load: 0.8, origins: 4 });
 const PD = { prefill: 1, decode: 3, mode: "conditional" as const };
 
 describe("P/D comparison", () => {
