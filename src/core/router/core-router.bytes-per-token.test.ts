@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { chainHash } from "../chunk-hash.ts";
 import { policyOf } from "../policies/index.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { parsePool } from "../settings/parse-settings.ts";
+import { freshChain } from "../test-support/fresh-chain.ts";
 import { CoreRouter } from "./core-router.ts";
 
 const POOL = parsePool({
@@ -12,12 +12,7 @@ const POOL = parsePool({
 
 /** A fresh prompt of `chunks` chunks as the edge sends it: bytes, and bytes / 4 as tokens. */
 function fresh(n: number, chunks: number) {
-  const hashes: number[] = [];
-  let h = 1_000_003 * n + 17;
-  for (let i = 0; i < chunks; i++) {
-    h = chainHash(h, i);
-    hashes.push(h);
-  }
+  const hashes = freshChain(n, chunks);
   const promptBytes = chunks * POOL.chunkBytes;
   return { chunkHashes: hashes, promptTokens: promptBytes / 4, promptBytes };
 }

@@ -3,6 +3,7 @@ import { chainHash } from "../chunk-hash.ts";
 import { policyOf } from "../policies/index.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { parsePool } from "../settings/parse-settings.ts";
+import { freshChain } from "../test-support/fresh-chain.ts";
 import { CoreRouter } from "./core-router.ts";
 import type { Outcome } from "./router-types.ts";
 
@@ -23,13 +24,7 @@ function router(prior: (id: string) => number): CoreRouter {
 
 /** A fresh prompt of `chunks` chunks (64 tokens each), shared with no other. */
 function fresh(n: number, chunks: number) {
-  const hashes: number[] = [];
-  let h = 1_000_003 * n + 17;
-  for (let i = 0; i < chunks; i++) {
-    h = chainHash(h, i);
-    hashes.push(h);
-  }
-  return { chunkHashes: hashes, promptTokens: chunks * 64 };
+  return { chunkHashes: freshChain(n, chunks), promptTokens: chunks * 64 };
 }
 
 /**
