@@ -19,6 +19,7 @@ import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
 import { disaggregate } from "../../pd/disaggregate.ts";
+import type { LlmApiName } from "../../request-record/request-report.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import { checkJsonBudget } from "../../validation/llm-request.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
@@ -45,19 +46,23 @@ function priorityOf(value: string | undefined): Priority {
 }
 const BODY = "request body";
 
-/** The steps before the handler, in order; per route, not `.use()`, which would cover all /v1. */
-export const llmSteps = [
-  requestLog(),
-  // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
-  clientKey(),
-  // The largest pool's limit applies until the model, and with it the pool, is known.
-  limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
-  async function forwardableHeaders(c, next) {
-    checkForwardedHeaders(c.req.raw.headers);
-    await next();
-  } satisfies MiddlewareHandler<AppEnv>,
-  jsonBody({ what: BODY, precheck: checkJsonBudget, object: true }),
-] as const;
+/**
+ * The steps before the handler of `api`'s route, in order; per route, not `.use()`, which
+ * would cover all /v1.
+ */
+export const llmSteps = (api: LlmApiName) =>
+  [
+    requestLog(api),
+    // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
+    clientKey(),
+    // The largest pool's limit applies until the model, and with it the pool, is known.
+    limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
+    async function forwardableHeaders(c, next) {
+      checkForwardedHeaders(c.req.raw.headers);
+      await next();
+    } satisfies MiddlewareHandler<AppEnv>,
+    jsonBody({ what: BODY, precheck: checkJsonBudget, object: true }),
+  ] as const;
 
 /** The handler after `llmSteps` for `api`'s requests. */
 export function llmHandler<Body extends RoutingFields>(
@@ -139,5 +144,5 @@ export function llmHandler<Body extends RoutingFields>(
 
 /** The steps and the handler of one LLM route, to spread into `app.post(path, ...)`. */
 export function llmRoute<Body extends RoutingFields>(api: LlmApi<Body>) {
-  return [...llmSteps, llmHandler(api)] as const;
+  return [...llmSteps(api.name), llmHandler(api)] as const;
 }
