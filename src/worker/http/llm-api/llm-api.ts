@@ -21,4 +21,10 @@ export interface LlmApi<Body extends RoutingFields = RoutingFields> {
   promptKey(body: Body, chunkBytes: number): PromptKey;
   /** Choices the request asks for (OpenAI's `n`), when the API has them. */
   choices(json: Record<string, unknown>): number | undefined;
+  /**
+   * Whether a pool with P/D origins may serve it: the NIXL and SGLang legs are built from
+   * chat and completions bodies (src/worker/pd/leg-bodies.ts), and SGLang's decode engines
+   * cannot serve a request whole; an API without legs is refused there (`pdUnsupported`).
+   */
+  readonly pdLegs: boolean;
 }

@@ -11,7 +11,13 @@
 import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import type { Priority } from "../../../core/router/router-types.ts";
-import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
+import {
+  checkModel,
+  credentialOf,
+  keyFor,
+  routeClient,
+  spendPromptTokens,
+} from "../../access/client-access.ts";
 import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
@@ -45,6 +51,15 @@ function priorityOf(value: string | undefined): Priority {
   );
 }
 const BODY = "request body";
+
+/** A 400 for an API whose requests a pool of P/D origins cannot serve (`LlmApi.pdLegs`). */
+function pdUnsupported(path: string) {
+  return invalidRequest(
+    "pd_unsupported",
+    `${path} is not served by a pool with prefill/decode origins: its legs speak chat and completions only; send the request to /v1/chat/completions`,
+    "model",
+  );
+}
 
 /**
  * The steps before the handler of `api`'s route, in order; per route, not `.use()`, which
@@ -81,11 +96,13 @@ export function llmHandler<Body extends RoutingFields>(
     const pool = settings.pool(body.model);
     if (!client && pool) {
       const now = Date.now();
-      client = await keyFor(c.env, body.model, pool.access, c.req.header("authorization"), now);
+      const credential = credentialOf(c.req.raw.headers);
+      client = await keyFor(c.env, body.model, pool.access, credential, now);
       if (client) await admitKey(c.env, record, client, now);
     }
     if (client) checkModel(client, body.model);
     if (!pool) throw modelNotFound(body.model);
+    if (!api.pdLegs && pool.origins.some((o) => o.role !== "both")) throw pdUnsupported(c.req.path);
     // The bytes jsonBody read: the origin receives exactly what the client sent.
     const bytes = await c.req.arrayBuffer();
     if (bytes.byteLength > pool.maxBodyBytes) throw tooLarge(BODY, pool.maxBodyBytes);

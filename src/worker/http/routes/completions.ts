@@ -24,6 +24,7 @@ function openAiApi(
     validate: (json) => validateLlmRequest(json, schema),
     promptKey: (body, chunkBytes) => promptKey(body, chunkBytes),
     choices: (json) => (Number.isInteger(json.n) ? (json.n as number) : undefined),
+    pdLegs: true,
   };
 }
 
