@@ -19,6 +19,9 @@
  *   fields they carry. llama.cpp (observed): unstreamed `"usage":{"cache_read_input_tokens":1335,
  *   "input_tokens":1,"output_tokens":8}` (no `cache_creation_input_tokens`); streamed, the same
  *   fields in `message_start` (`output_tokens` 0) and `{"output_tokens":8}` in `message_delta`.
+ *   vLLM (`vllm/entrypoints/anthropic/serving.py`) reports `input_tokens` as the whole prompt
+ *   and no cache fields, in the answer and in both events: read as the whole prompt, with no
+ *   cached count (its chat and Responses answers carry that);
  *
  * A Responses answer's `id` is captured too (`Usage.responseId`): unstreamed, the top-level `id`
  * of an object whose `object` is "response"; streamed, `response.id` of `response.created` (and
