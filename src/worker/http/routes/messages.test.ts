@@ -22,6 +22,8 @@ const MODEL = "msg-model";
 const KEYED = "msg-keyed-model";
 const BUSY = "msg-busy-model";
 const PD = "msg-pd-model";
+const FAILOVER = "msg-failover-model";
+const IDLE = "msg-idle-model";
 
 beforeAll(async () => {
   const three = [1, 2, 3].map((n) => origin(`msg-${n}`, "ok", { apiKeySecret: "TEST_ORIGIN_KEY" }));
@@ -30,6 +32,11 @@ beforeAll(async () => {
       [MODEL]: pool(three, { policy: { type: "cost" }, maxBodyBytes: 64 * 1024 }),
       [KEYED]: pool([origin("msg-keyed")]),
       [BUSY]: pool([origin("msg-busy", "fail429")], { retry: { maxAttempts: 1 } }),
+      [FAILOVER]: pool([origin("msg-bad", "fail500"), origin("msg-good")], {
+        policy: { type: "round-robin" },
+        retry: { maxAttempts: 2, backoffMs: 0 },
+      }),
+      [IDLE]: pool([origin("msg-idle", "stall-midstream")], { streamIdleTimeoutMs: 300 }),
       [PD]: pool([
         origin("msg-pd-p", "pd-prefill", { role: "prefill", pd: { protocol: "vllm-nixl" } }),
         origin("msg-pd-d", "pd-decode", { role: "decode", pd: { protocol: "vllm-nixl" } }),
@@ -203,6 +210,29 @@ describe("forwarding", () => {
     expect(text.startsWith("event: message_start\n")).toBe(true);
     expect(text).toContain("café €");
     expect(text.endsWith('event: message_stop\ndata: {"type":"message_stop"}\n\n')).toBe(true);
+  });
+
+  it("fails over before the first byte, as chat does", async () => {
+    for (let k = 0; k < 2; k++) {
+      const res = await messages({ model: FAILOVER, messages: [user(`failover ${k}`)] });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-router-origin")).toBe("msg-good");
+      await res.text();
+    }
+  });
+
+  it("a stream the origin stalls ends with Anthropic's error event after the idle timeout", async () => {
+    const res = await messages({ model: IDLE, messages: [user("stall")], stream: true });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const last = text.trimEnd().split("\n\n").at(-1) as string;
+    expect(last.startsWith("event: error\ndata: ")).toBe(true);
+    const data = JSON.parse(last.slice("event: error\ndata: ".length));
+    expect(data).toEqual({
+      type: "error",
+      error: { type: "api_error", message: expect.any(String) },
+    });
+    expect(text).not.toContain("[DONE]");
   });
 
   it("count_tokens goes to an origin's /v1/messages/count_tokens, routed with no prompt hashes", async () => {
