@@ -5,8 +5,9 @@
  * names it, every pool once a key names `*` (key-store.ts). A pool no key names serves no one
  * (403 `pool_closed`) unless its settings say `access: "open"`: then anyone, and the
  * `Authorization` its clients send is ignored.
- * 1. `authenticate`: `Authorization: Bearer <key>` (or `x-api-key: <key>`, as Anthropic's
- *    clients send it: `credentialOf`) must name a key whose SHA-256 matches. When
+ * 1. `authenticate`: `Authorization: Bearer <key>` (on the Messages API also `x-api-key: <key>`,
+ *    as Anthropic's clients send it: `anthropicCredential`) must name a key whose SHA-256
+ *    matches. When
  *    every pool needs a key it runs before the body is read (http/middleware/client-key.ts);
  *    else once the body names the model, and only if that pool needs one (`keyFor`).
  * 2. The request rate (request-rate.ts), right after.
@@ -34,18 +35,24 @@ import { tokenBudgets } from "./token-budget.ts";
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/** How a route reads the credential a request presents, as an `Authorization` value. */
+export type CredentialOf = (headers: Headers) => string | undefined;
+
+/** OpenAI's APIs: `Authorization` alone (OpenAI's clients send nothing else). */
+export const bearerCredential: CredentialOf = (headers) =>
+  headers.get("authorization") ?? undefined;
+
 /**
- * The credential a request presents, as an `Authorization` value: its own, as OpenAI's clients
- * send it (and Claude Code with `ANTHROPIC_AUTH_TOKEN`), else its `x-api-key` as a bearer
- * token, as Anthropic's SDKs send it (Claude Code with `ANTHROPIC_API_KEY`). Neither header
- * reaches an origin (forward/origin-request.ts).
+ * Anthropic's Messages API: `Authorization`, as Claude Code sends `ANTHROPIC_AUTH_TOKEN`, else
+ * `x-api-key` as a bearer token, as Anthropic's SDKs send their key (Claude Code
+ * `ANTHROPIC_API_KEY`). Neither header reaches an origin (forward/origin-request.ts).
  */
-export function credentialOf(headers: Headers): string | undefined {
+export const anthropicCredential: CredentialOf = (headers) => {
   const authorization = headers.get("authorization");
   if (authorization !== null) return authorization;
   const key = headers.get("x-api-key");
   return key === null ? undefined : `Bearer ${key}`;
-}
+};
 
 type PoolAccess = PoolSettings["access"];
 

@@ -5,6 +5,7 @@
  * forwarding) is the pipeline's, the same for every API.
  */
 import type { PromptKey } from "../../../core/prompt/prompt-key.ts";
+import type { CredentialOf } from "../../access/client-access.ts";
 import type { LlmApiName } from "../../request-record/request-report.ts";
 
 /** The routing fields every API's validated body has. */
@@ -15,6 +16,8 @@ export interface RoutingFields {
 export interface LlmApi<Body extends RoutingFields = RoutingFields> {
   /** The `api` label of its metrics and log lines. */
   readonly name: LlmApiName;
+  /** Where its clients send their key (access/client-access.ts). */
+  readonly credential: CredentialOf;
   /** The routing fields of a parsed body, or the 400 (an ApiError) naming the first bad one. */
   validate(json: Record<string, unknown>): Body;
   /** The routing key of the canonical prompt, in chunks of `chunkBytes`. */

@@ -11,13 +11,7 @@
 import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import type { Priority } from "../../../core/router/router-types.ts";
-import {
-  checkModel,
-  credentialOf,
-  keyFor,
-  routeClient,
-  spendPromptTokens,
-} from "../../access/client-access.ts";
+import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
 import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
@@ -25,7 +19,6 @@ import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
 import { disaggregate } from "../../pd/disaggregate.ts";
-import type { LlmApiName } from "../../request-record/request-report.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import { checkJsonBudget } from "../../validation/llm-request.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
@@ -65,11 +58,11 @@ function pdUnsupported(path: string) {
  * The steps before the handler of `api`'s route, in order; per route, not `.use()`, which
  * would cover all /v1.
  */
-export const llmSteps = (api: LlmApiName) =>
+export const llmSteps = (api: Pick<LlmApi, "name" | "credential">) =>
   [
-    requestLog(api),
+    requestLog(api.name),
     // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
-    clientKey(),
+    clientKey({ credential: api.credential }),
     // The largest pool's limit applies until the model, and with it the pool, is known.
     limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
     async function forwardableHeaders(c, next) {
@@ -96,7 +89,7 @@ export function llmHandler<Body extends RoutingFields>(
     const pool = settings.pool(body.model);
     if (!client && pool) {
       const now = Date.now();
-      const credential = credentialOf(c.req.raw.headers);
+      const credential = api.credential(c.req.raw.headers);
       client = await keyFor(c.env, body.model, pool.access, credential, now);
       if (client) await admitKey(c.env, record, client, now);
     }
@@ -161,5 +154,5 @@ export function llmHandler<Body extends RoutingFields>(
 
 /** The steps and the handler of one LLM route, to spread into `app.post(path, ...)`. */
 export function llmRoute<Body extends RoutingFields>(api: LlmApi<Body>) {
-  return [...llmSteps(api.name), llmHandler(api)] as const;
+  return [...llmSteps(api), llmHandler(api)] as const;
 }

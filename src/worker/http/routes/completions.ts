@@ -5,6 +5,7 @@
  */
 import { Hono } from "hono";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import { bearerCredential } from "../../access/client-access.ts";
 import {
   chatRequest,
   completionRequest,
@@ -21,6 +22,7 @@ function openAiApi(
 ): LlmApi<LlmRequest> {
   return {
     name,
+    credential: bearerCredential,
     validate: (json) => validateLlmRequest(json, schema),
     promptKey: (body, chunkBytes) => promptKey(body, chunkBytes),
     choices: (json) => (Number.isInteger(json.n) ? (json.n as number) : undefined),

@@ -19,6 +19,7 @@
  */
 import { Hono } from "hono";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import { anthropicCredential } from "../../access/client-access.ts";
 import { validateLlmRequest } from "../../validation/llm-request.ts";
 import {
   countTokensRequest,
@@ -31,6 +32,7 @@ import type { AppEnv } from "../middleware/app-env.ts";
 
 const messagesApi: LlmApi<MessagesRequest> = {
   name: "messages",
+  credential: anthropicCredential,
   validate: (json) => validateLlmRequest(json, messagesRequest),
   promptKey: (body, chunkBytes) => promptKey(body, chunkBytes, "messages"),
   choices: () => undefined,
