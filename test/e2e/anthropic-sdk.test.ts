@@ -17,7 +17,7 @@ import Anthropic, {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stack } from "../../tools/local-stack/stack.ts";
 import { promptText } from "../../tools/replay/prompt-text.ts";
-import { e2eDir, startE2eStack } from "./e2e-stack.ts";
+import { e2eDir, routerClient, startE2eStack } from "./e2e-stack.ts";
 
 const dir = e2eDir("router-anthropic-e2e-");
 const KEYED = "claude-keyed";
@@ -30,6 +30,8 @@ beforeAll(async () => {
   await stack.putSettings({
     pools: {
       agents: { origins, policy: { type: "cost" } },
+      "session-chat": { origins, policy: { type: "cost" } },
+      "session-messages": { origins, policy: { type: "cost" } },
       "agents-edge": { origins, policy: { type: "cost" }, coordination: "edge" },
       [KEYED]: { origins },
     },
@@ -171,6 +173,65 @@ describe("@anthropic-ai/sdk through the router", () => {
       messages: [{ role: "user", content: document(9, 600) }],
     });
     expect(count.input_tokens).toBeGreaterThan(500);
+  });
+});
+
+describe("a 30-turn agent session through /v1/messages and through /v1/chat/completions", () => {
+  const TURNS = 30;
+  /** The session's text: a long system prompt, then a user message per turn (`seed` apart). */
+  const session = (seed: number) => ({
+    system: `You are a coding agent. ${document(seed, 2000)}`,
+    turn: (t: number) => document(seed + 1 + t, 150),
+  });
+  const fraction = (turns: { prompt: number; cached: number }[]) =>
+    turns.reduce((n, t) => n + t.cached, 0) / turns.reduce((n, t) => n + t.prompt, 0);
+
+  it("reaches the same engine-reported cached fraction (within 0.02) as the same shape of session through chat", async () => {
+    const chatTurns: { prompt: number; cached: number }[] = [];
+    const openai = routerClient(stack);
+    const c = session(500);
+    const chat: { role: "system" | "user" | "assistant"; content: string }[] = [
+      { role: "system", content: c.system },
+    ];
+    for (let t = 0; t < TURNS; t++) {
+      chat.push({ role: "user", content: c.turn(t) });
+      const data = await openai.chat.completions.create({
+        model: "session-chat",
+        messages: chat,
+        max_tokens: 4,
+      });
+      chatTurns.push({
+        prompt: data.usage?.prompt_tokens ?? 0,
+        cached: data.usage?.prompt_tokens_details?.cached_tokens ?? 0,
+      });
+      chat.push({ role: "assistant", content: data.choices[0]?.message.content ?? "" });
+    }
+    const messageTurns: { prompt: number; cached: number }[] = [];
+    const m = session(600);
+    const history: Anthropic.MessageParam[] = [];
+    for (let t = 0; t < TURNS; t++) {
+      history.push({ role: "user", content: m.turn(t) });
+      const data = await client.messages.create({
+        model: "session-messages",
+        system: m.system,
+        messages: history,
+        max_tokens: 4,
+      });
+      const u = data.usage;
+      const cached = u.cache_read_input_tokens ?? 0;
+      messageTurns.push({
+        prompt: u.input_tokens + cached + (u.cache_creation_input_tokens ?? 0),
+        cached,
+      });
+      history.push({ role: "assistant", content: data.content });
+    }
+    const viaChat = fraction(chatTurns);
+    const viaMessages = fraction(messageTurns);
+    console.log(
+      `cached fraction over ${TURNS} turns: chat ${viaChat.toFixed(4)}, messages ${viaMessages.toFixed(4)}`,
+    );
+    expect(viaChat).toBeGreaterThan(0.8);
+    expect(Math.abs(viaMessages - viaChat)).toBeLessThanOrEqual(0.02);
   });
 });
 
