@@ -10,6 +10,7 @@ import { CACHED_TOKENS } from "../../test/fixture.ts";
 import {
   admin,
   call,
+  chat,
   messages,
   origin,
   pool,
@@ -302,6 +303,22 @@ describe("routing and learning", () => {
       expect(next.headers.get("x-router-origin")).toBe(home);
       expect(Number(next.headers.get("x-router-matched-tokens"))).toBeGreaterThan(0);
     }
+  });
+
+  it("a text conversation keys alike through chat and Messages: its Messages turn lands where its chat turn ran", async () => {
+    const system = "You review pull requests for the billing service. ".repeat(60);
+    const first = await chat(MODEL, [{ role: "system", content: system }, user("review #1")]);
+    expect(first.status).toBe(200);
+    await first.text();
+    const next = await messages({
+      model: MODEL,
+      system,
+      messages: [user("review #1"), { role: "assistant", content: "looks good" }, user("and #2?")],
+    });
+    expect(next.status).toBe(200);
+    await next.text();
+    expect(next.headers.get("x-router-origin")).toBe(first.headers.get("x-router-origin"));
+    expect(Number(next.headers.get("x-router-matched-tokens"))).toBeGreaterThan(500);
   });
 
   it("usage from Anthropic's fields, streamed and not: prompt = input + cache reads, with an api label", async () => {
