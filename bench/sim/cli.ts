@@ -7,12 +7,12 @@
 
 import { runCli } from "../../sim/cli/cli-args.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
+import { toJson, writeFile } from "../../sim/report/write.ts";
 import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { benchPage } from "./report/html.ts";
 import { policySpreads, spreadTable } from "./report/spread.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
 import { targetLines } from "./report/targets.ts";
-import { toJson, writeFile } from "./report/write.ts";
 import type { BenchResult } from "./run/result-types.ts";
 import { policyRuns, runBenchmark, withSeed, workloadOf } from "./run/runner.ts";
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { toJson } from "../../../sim/report/write.ts";
 import { POLICY_TYPES } from "../../../src/core/policies/index.ts";
-import { toJson } from "../report/write.ts";
 import { type BenchSpec, runBenchmark, runPolicy, workloadOf } from "./runner.ts";
 import { conversationSpec } from "./test-spec.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { toJson } from "../../../sim/report/write.ts";
 import { pdTable, pdTargetLines, ratio } from "../report/pd-table.ts";
-import { toJson } from "../report/write.ts";
 import { runPdComparison } from "./pd-comparison.ts";
 import { conversationSpec } from "./test-spec.ts";
 
