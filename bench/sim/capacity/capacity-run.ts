@@ -15,6 +15,8 @@
  * (same seed, same arrivals) gives the paired ratio with its 95% CI over seeds.
  */
 import { round } from "../../../sim/report/stats.ts";
+import { fleetOracleHitRate, infiniteOracleHitRate } from "../../../sim/workload/oracle.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { Coordination, CoordinationMode } from "../edge/coordination.ts";
 import { meanInterval, type RatioStats, ratioStats } from "../edge/paired-stats.ts";
@@ -23,8 +25,6 @@ import { fleetChunks, formatFleet } from "../run/gpu-fleet.ts";
 import { READS_PREFILL_SPEED } from "../run/information.ts";
 import { choiceOf, type PolicyChoice } from "../run/policy-choice.ts";
 import type { BenchSpec } from "../run/runner.ts";
-import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
-import type { Workload } from "../workload/workload.ts";
 import { type Ceilings, oracleCeilingRps } from "./ceilings.ts";
 import { offeredRps, type ProbeRecord } from "./probe.ts";
 import type { ProbePool } from "./probe-pool.ts";

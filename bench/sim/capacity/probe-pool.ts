@@ -3,8 +3,9 @@
  * function of its task; workers keep the workloads they built, since a search probes one
  * workload many times.
  */
+
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { ThreadPool } from "../run/thread-pool.ts";
-import type { Workload } from "../workload/workload.ts";
 import { type ProbeRecord, type ProbeTask, runProbe } from "./probe.ts";
 import { baseWorkload } from "./workload-cache.ts";
 

@@ -6,11 +6,11 @@
  * three names for one knob.
  */
 import { round } from "../../../sim/report/stats.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
 import { type Coordination, routingOf } from "../edge/coordination.ts";
 import type { PolicyResult } from "../run/result-types.ts";
 import { type BenchSpec, runPolicy } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
 import { type Objective, type Verdict, verdictOf } from "./verdict.ts";
 
 export interface ProbeTask {

@@ -6,9 +6,10 @@
  * same setup `npm run bench:edge` pairs (edge-pair.ts), as plain data so a capacity probe can
  * carry it to a worker thread (`npm run bench:capacity -- --coordination object,edge`).
  */
+
+import type { Workload } from "../../../sim/workload/workload.ts";
 import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
 import type { SimConfig } from "../run/fleet-sim.ts";
-import type { Workload } from "../workload/workload.ts";
 import { edgeFront } from "./edge-front.ts";
 import { assignIsolates, type Stickiness } from "./sessions.ts";
 import { Topology, type TopologyOptions } from "./topology.ts";

@@ -7,12 +7,12 @@
  * function of its spec and seed.
  */
 import { round } from "../../../sim/report/stats.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
 import { type SimConfig, simulatePolicy } from "../run/fleet-sim.ts";
 import { informationOf } from "../run/information.ts";
 import { type BenchSpec, simProfiles, withSeed, workloadOf } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
 import { edgePool, objectRoundTrips } from "./coordination.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
 import { edgeFront, type Outage } from "./edge-front.ts";

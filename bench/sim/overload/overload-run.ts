@@ -7,6 +7,7 @@
  */
 import { profileNamed } from "../../../sim/engine/profiles.ts";
 import { round } from "../../../sim/report/stats.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { AdmissionSettings } from "../../../src/core/settings/admission-settings.ts";
 import { atRate } from "../capacity/probe.ts";
@@ -14,7 +15,6 @@ import type { ClientModel } from "../run/client-front.ts";
 import { simulate } from "../run/fleet-sim.ts";
 import { informationOf } from "../run/information.ts";
 import type { BenchSpec } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
 import { type OverloadFigures, overloadFigures } from "./overload-figures.ts";
 import { assignTenants, clientsOf, type Tenant } from "./tenants.ts";
 

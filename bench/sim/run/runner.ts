@@ -11,9 +11,14 @@
 import { Worker } from "node:worker_threads";
 import { round } from "../../../sim/report/stats.ts";
 import type { ArrivalMode } from "../../../sim/trace/arrivals.ts";
+import { fleetOracleHitRate, infiniteOracleHitRate } from "../../../sim/workload/oracle.ts";
+import {
+  buildWorkload,
+  loadTrace,
+  type TraceSource,
+  type Workload,
+} from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
-import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
-import { buildWorkload, loadTrace, type TraceSource, type Workload } from "../workload/workload.ts";
 import { type SimConfig, simulatePolicy } from "./fleet-sim.ts";
 import {
   type FleetPart,
