@@ -11,11 +11,11 @@
  *   the limit.
  */
 import { prefillMs } from "../../../sim/engine/iteration-time.ts";
+import { nominalProfile } from "../../../sim/fleet/gpu-fleet.ts";
+import type { BenchSpec } from "../../../sim/fleet/runner.ts";
 import { infiniteOracleHits } from "../../../sim/workload/oracle.ts";
 import type { Workload } from "../../../sim/workload/workload.ts";
 import type { Spread } from "../report/spread.ts";
-import { nominalProfile } from "../run/gpu-fleet.ts";
-import type { BenchSpec } from "../run/runner.ts";
 
 type Bounded = Spread & { lo: number; hi: number };
 

@@ -3,8 +3,8 @@
  * searches of several seeds interleave, and a built trace is tens of megabytes).
  */
 
+import { type BenchSpec, workloadOf } from "../../../sim/fleet/runner.ts";
 import type { Workload } from "../../../sim/workload/workload.ts";
-import { type BenchSpec, workloadOf } from "../run/runner.ts";
 
 const KEEP = 6;
 

@@ -7,9 +7,9 @@
  * carry it to a worker thread (`npm run bench:capacity -- --coordination object,edge`).
  */
 
+import type { SimConfig } from "../../../sim/fleet/fleet-sim.ts";
 import type { Workload } from "../../../sim/workload/workload.ts";
 import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
-import type { SimConfig } from "../run/fleet-sim.ts";
 import { edgeFront } from "./edge-front.ts";
 import { assignIsolates, type Stickiness } from "./sessions.ts";
 import { Topology, type TopologyOptions } from "./topology.ts";

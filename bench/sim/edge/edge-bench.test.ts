@@ -1,8 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
 import { parseCli, UsageError } from "../args.ts";
-import { withSeed, workloadOf } from "../run/runner.ts";
 import { parseEdgeCli } from "./edge-args.ts";
 import { type EdgeSpec, runPair } from "./edge-pair.ts";
 import { runRate } from "./edge-rate.ts";

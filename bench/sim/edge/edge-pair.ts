@@ -6,13 +6,14 @@
  * fallback routing alone) unreachable for the outage. Everything a run reports is a pure
  * function of its spec and seed.
  */
+
+import { type SimConfig, simulatePolicy } from "../../../sim/fleet/fleet-sim.ts";
+import { informationOf } from "../../../sim/fleet/information.ts";
+import { type BenchSpec, simProfiles, withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
 import { round } from "../../../sim/report/stats.ts";
 import type { Workload } from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
-import { type SimConfig, simulatePolicy } from "../run/fleet-sim.ts";
-import { informationOf } from "../run/information.ts";
-import { type BenchSpec, simProfiles, withSeed, workloadOf } from "../run/runner.ts";
 import { edgePool, objectRoundTrips } from "./coordination.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
 import { edgeFront, type Outage } from "./edge-front.ts";

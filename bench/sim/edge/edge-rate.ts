@@ -10,13 +10,13 @@
  * engines: that is edge-pair.ts's job.
  */
 
+import { EventQueue } from "../../../sim/fleet/event-queue.ts";
 import { hashesOf, type Workload } from "../../../sim/workload/workload.ts";
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import { policyOf } from "../../../src/core/policies/index.ts";
 import type { RouteDecision } from "../../../src/core/router/router-types.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
-import { EventQueue } from "../run/event-queue.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
 import { edgeFront } from "./edge-front.ts";
 import type { EdgeSpec } from "./edge-pair.ts";

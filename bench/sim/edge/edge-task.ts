@@ -5,8 +5,8 @@
  * seed.
  */
 
+import { withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
 import type { Workload } from "../../../sim/workload/workload.ts";
-import { withSeed, workloadOf } from "../run/runner.ts";
 import { type EdgeSpec, runPair, type SeedPair } from "./edge-pair.ts";
 import { type RateFigures, type RateSpec, runRate } from "./edge-rate.ts";
 

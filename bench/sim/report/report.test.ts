@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { BenchResult, PolicyResult } from "../../../sim/fleet/result-types.ts";
 import { toJson } from "../../../sim/report/write.ts";
-import type { BenchResult, PolicyResult } from "../run/result-types.ts";
 import { benchPage, fleetPage } from "./html.ts";
 import { policySpreads, spreadTable } from "./spread.ts";
 import { lineChart } from "./svg.ts";

@@ -3,7 +3,7 @@
  * It keeps the last workload it built, since every message of one run names the same one.
  */
 import { parentPort } from "node:worker_threads";
-import type { Workload } from "../../../sim/workload/workload.ts";
+import type { Workload } from "../workload/workload.ts";
 import { type BenchSpec, type PolicyRun, runPolicy, workloadOf } from "./runner.ts";
 
 let cached: { key: string; workload: Workload } | null = null;

@@ -16,7 +16,7 @@
  * Network time is zero: TTFT is queueing plus prefill, which is what routing changes.
  * Who routes is the config's front (routing-front.ts): by default the pool's one router with
  * the Worker's fallback, as the Durable Object runs it; edge coordination's front is many
- * isolates' replicas and their coordinators (../edge/edge-front.ts), same engines, same clock.
+ * isolates' replicas and their coordinators (bench/sim/edge/edge-front.ts), same engines, same clock.
  *
  * A P/D fleet (`SimConfig.pd`) gives the first origins role prefill and the rest decode. A
  * decision with a prefill leg sends the prefill origin's engine a one-token request (vLLM's
@@ -35,16 +35,16 @@
  * clients' events, each in insertion order, so a seed replays a run exactly.
  */
 
-import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
-import { kvTransferMs } from "../../../sim/engine/kv-transfer.ts";
-import type { EngineProfile } from "../../../sim/engine/profiles.ts";
-import { hashesOf, type Workload } from "../../../sim/workload/workload.ts";
-import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
-import type { EngineEvent } from "../../../src/core/engine-events.ts";
-import type { PolicySettings } from "../../../src/core/policies/index.ts";
-import type { RouteDecision, RouteRequest } from "../../../src/core/router/router-types.ts";
-import { parsePool } from "../../../src/core/settings/parse-settings.ts";
-import type { PoolSettingsInput } from "../../../src/core/settings/settings-schema.ts";
+import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
+import type { EngineEvent } from "../../src/core/engine-events.ts";
+import type { PolicySettings } from "../../src/core/policies/index.ts";
+import type { RouteDecision, RouteRequest } from "../../src/core/router/router-types.ts";
+import { parsePool } from "../../src/core/settings/parse-settings.ts";
+import type { PoolSettingsInput } from "../../src/core/settings/settings-schema.ts";
+import { Engine, type EngineRequest, engineRequest } from "../engine/engine.ts";
+import { kvTransferMs } from "../engine/kv-transfer.ts";
+import type { EngineProfile } from "../engine/profiles.ts";
+import { hashesOf, type Workload } from "../workload/workload.ts";
 import {
   ClientFront,
   type FrontConfig,
