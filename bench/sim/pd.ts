@@ -8,8 +8,8 @@
 import { runCli } from "../../sim/cli/cli-args.ts";
 import { toJson, writeFile } from "../../sim/report/write.ts";
 import { outputPaths, parseCli, USAGE } from "./args.ts";
+import { runPdComparison } from "./pd/pd-comparison.ts";
 import { pdTable, pdTargetLines, policiesOf } from "./report/pd-table.ts";
-import { runPdComparison } from "./run/pd-comparison.ts";
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

@@ -8,7 +8,7 @@
 import type { PolicyResult } from "../../../sim/fleet/result-types.ts";
 import { round } from "../../../sim/report/stats.ts";
 import { formatTable } from "../../../sim/report/table.ts";
-import type { FleetName, PdComparison } from "../run/pd-comparison.ts";
+import type { FleetName, PdComparison } from "../pd/pd-comparison.ts";
 
 type Figure = (p: PolicyResult) => number;
 
