@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseCommandLine, UsageError } from "../../sim/cli/cli-args.ts";
+import { COORDINATION_MODES, type CoordinationMode } from "../../sim/edge/coordination.ts";
 import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
 import { type FleetPart, GPU_KINDS, parseFleet } from "../../sim/fleet/gpu-fleet.ts";
 import {
@@ -24,7 +25,6 @@ import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
 import { SPLITS, type Split } from "./capacity/samples.ts";
 import { tunedChoice } from "./capacity/tuned.ts";
-import { COORDINATION_MODES, type CoordinationMode } from "./edge/coordination.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const DEFAULT_TRACE = fileURLToPath(

@@ -16,7 +16,7 @@
  * Network time is zero: TTFT is queueing plus prefill, which is what routing changes.
  * Who routes is the config's front (routing-front.ts): by default the pool's one router with
  * the Worker's fallback, as the Durable Object runs it; edge coordination's front is many
- * isolates' replicas and their coordinators (bench/sim/edge/edge-front.ts), same engines, same clock.
+ * isolates' replicas and their coordinators (../edge/edge-front.ts), same engines, same clock.
  *
  * A P/D fleet (`SimConfig.pd`) gives the first origins role prefill and the rest decode. A
  * decision with a prefill leg sends the prefill origin's engine a one-token request (vLLM's

@@ -2,7 +2,7 @@
  * Who routes a replay's requests (fleet-sim.ts): the seam between the simulated fleet and the
  * router under test. The default front is the pool's one router, as the Durable Object holds it,
  * with the Worker's fallback for what it cannot place (`syncFront`); edge coordination's front
- * is many isolates' replicas syncing with coordinators (bench/sim/edge/edge-front.ts). A front
+ * is many isolates' replicas syncing with coordinators (../edge/edge-front.ts). A front
  * may schedule events of its own (syncs, outages) on the replay's clock.
  */
 import type { EngineEvent } from "../../src/core/engine-events.ts";

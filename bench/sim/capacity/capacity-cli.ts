@@ -3,10 +3,14 @@
  * wall time there only), then the table and targets on stdout, the JSON and HTML on disk.
  */
 
+import {
+  type Coordination,
+  EDGE_STICKINESS,
+  EDGE_TOPOLOGY,
+} from "../../../sim/edge/coordination.ts";
 import { formatFleet } from "../../../sim/fleet/gpu-fleet.ts";
 import { toJson, writeFile } from "../../../sim/report/write.ts";
 import { type CliOptions, UsageError } from "../args.ts";
-import { type Coordination, EDGE_STICKINESS, EDGE_TOPOLOGY } from "../edge/coordination.ts";
 import {
   capacityHeader,
   capacityPage,

@@ -17,9 +17,9 @@
  * seed gives one assignment.
  */
 
-import { hashesOf, type Workload } from "../../../sim/workload/workload.ts";
-import { chainHash } from "../../../src/core/chunk-hash.ts";
-import { createRng } from "../../../src/core/rng.ts";
+import { chainHash } from "../../src/core/chunk-hash.ts";
+import { createRng } from "../../src/core/rng.ts";
+import { hashesOf, type Workload } from "../workload/workload.ts";
 import type { Topology } from "./topology.ts";
 
 /** A chunk hash this share of requests hold at its depth is part of the common prefix. */

@@ -8,10 +8,10 @@
  * next interval brings fresh load).
  */
 
-import type { FrontFactory } from "../../../sim/fleet/routing-front.ts";
-import { CoreRouter } from "../../../src/core/router/core-router.ts";
-import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
-import type { Outcome } from "../../../src/core/router/router-types.ts";
+import { CoreRouter } from "../../src/core/router/core-router.ts";
+import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
+import type { Outcome } from "../../src/core/router/router-types.ts";
+import type { FrontFactory } from "../fleet/routing-front.ts";
 import type { Outage } from "./edge-front.ts";
 
 export function objectOutageFront(outage: Outage): FrontFactory {

@@ -7,9 +7,9 @@
  * carry it to a worker thread (`npm run bench:capacity -- --coordination object,edge`).
  */
 
-import type { SimConfig } from "../../../sim/fleet/fleet-sim.ts";
-import type { Workload } from "../../../sim/workload/workload.ts";
-import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
+import type { EdgeSettings } from "../../src/core/settings/edge-settings.ts";
+import type { SimConfig } from "../fleet/fleet-sim.ts";
+import type { Workload } from "../workload/workload.ts";
 import { edgeFront } from "./edge-front.ts";
 import { assignIsolates, type Stickiness } from "./sessions.ts";
 import { Topology, type TopologyOptions } from "./topology.ts";
