@@ -8,9 +8,9 @@
  * not the rest of its folder. Relative import specifiers are resolved and checked against the
  * table below.
  *
- * Under `src/` and `sim/`, every folder (each directory, so `http/routes` and `http/middleware`
- * are two) must also sit in one order: no folder imports from a folder that imports it back,
- * directly or through others. A cycle means two folders own one idea between them; the test
+ * Under `src/`, `sim/` and `tools/`, every folder (each directory, so `http/routes` and
+ * `http/middleware` are two) must also sit in one order: no folder imports from a folder that
+ * imports it back, directly or through others. A cycle means two folders own one idea between them; the test
  * names each folder of the cycle and the files that make its edges. Tests are left out (a test
  * may import whatever it exercises, and test support imports what it supports); production code
  * may not import a test file, so a test cannot close a cycle that production code runs.
@@ -175,6 +175,18 @@ describe("folders under sim/", () => {
   it("finds the folders and their imports", () => {
     expect(graph.get("sim/edge")?.has("sim/fleet")).toBe(true);
     expect(graph.get("sim/fleet")?.has("sim/engine")).toBe(true);
+  });
+
+  it("import one another in one order, never in a cycle", () => {
+    expect(describeCycles(graph)).toEqual([]);
+  });
+});
+
+describe("folders under tools/", () => {
+  const graph = folderGraph("tools");
+
+  it("finds the folders and their imports", () => {
+    expect(graph.get("tools/start")?.has("tools/llama")).toBe(true);
   });
 
   it("import one another in one order, never in a cycle", () => {

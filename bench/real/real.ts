@@ -28,8 +28,8 @@ import {
 import { addCounters, readCounters } from "../../tools/llama/engine-counters.ts";
 import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
 import { type ReplayRequest, type ReplayResult, replay } from "../../tools/replay/replay.ts";
+import { schedule } from "../../tools/replay/schedule.ts";
 import { conversations } from "../../tools/replay/sessions.ts";
-import { schedule } from "../../tools/start/schedule.ts";
 import { fittedProfile, realWorkload, simulateReal } from "./fitted-sim.ts";
 import {
   type Figures,
