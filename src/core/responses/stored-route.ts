@@ -7,6 +7,7 @@
  * expired (`unknown`), its origin has left the pool's settings (`gone`), or the origin is not
  * taking requests: reported draining or down, or its circuit open (`unavailable`).
  */
+import type { OriginLoadView } from "../load-board/load-board.ts";
 import type { CoreRouter } from "../router/core-router.ts";
 import type { RouteDecision, RouteRequest } from "../router/router-types.ts";
 import type { StoredResponse } from "./stored-responses.ts";
@@ -20,6 +21,46 @@ export type StoredRoute =
   | { readonly kind: "gone"; readonly origin: string }
   | { readonly kind: "unavailable"; readonly origin: string; readonly why: string };
 
+export type StoredRefusal = Exclude<StoredRoute, { kind: "routed" }>;
+
+/**
+ * Why `stored` cannot be served, given each origin's load as the deciding router reads it (an
+ * edge replica's includes its coordinator's view of health), or null when its origin can.
+ */
+export function storedRefusal(
+  stored: StoredResponse | null,
+  loads: readonly { readonly id: string; readonly load: OriginLoadView }[],
+): StoredRefusal | null {
+  if (stored === null) return { kind: "unknown" };
+  const { origin } = stored;
+  const load = loads.find((l) => l.id === origin)?.load;
+  if (!load) return { kind: "gone", origin };
+  if (load.eligible) return null;
+  const why = load.health !== "up" ? load.health : `circuit ${load.circuit}`;
+  return { kind: "unavailable", origin, why };
+}
+
+/** The decision of a request pinned to `origin`, which holds `heldChunks` of its prompt. */
+export function pinnedDecision(
+  router: CoreRouter,
+  origin: string,
+  ticket: string,
+  promptTokens: number,
+  heldChunks: number,
+): RouteDecision {
+  return {
+    origin,
+    alternates: [],
+    matchedTokens: Math.min(promptTokens, heldChunks * router.tokensPerChunk),
+    policy: router.policyName,
+    reason: STORED_RESPONSE_REASON,
+    ticket,
+    pdReason: null,
+    prefill: null,
+  };
+}
+
+/** The pool object's decision: checked against its own loads, leased with `record`. */
 export function storedRoute(
   router: CoreRouter,
   stored: StoredResponse | null,
@@ -27,14 +68,9 @@ export function storedRoute(
   ticket: string,
   now: number,
 ): StoredRoute {
-  if (stored === null) return { kind: "unknown" };
+  const refusal = storedRefusal(stored, router.loads(now));
+  if (refusal !== null || stored === null) return refusal ?? { kind: "unknown" };
   const { origin } = stored;
-  const load = router.loads(now).find((l) => l.id === origin)?.load;
-  if (!load) return { kind: "gone", origin };
-  if (!load.eligible) {
-    const why = load.health !== "up" ? load.health : `circuit ${load.circuit}`;
-    return { kind: "unavailable", origin, why };
-  }
   const { promptTokens, promptBytes } = request;
   const route = {
     origin,
@@ -47,16 +83,8 @@ export function storedRoute(
   const claim = router.record(ticket, route, now);
   // Null only for a live ticket of that name or an unknown origin, both excluded above.
   if (claim === null) throw new Error(`ticket ${ticket} is live or ${origin} unknown`);
-  const matchedTokens = Math.min(promptTokens, claim.heldChunks * router.tokensPerChunk);
-  const decision: RouteDecision = {
-    origin,
-    alternates: [],
-    matchedTokens,
-    policy: router.policyName,
-    reason: STORED_RESPONSE_REASON,
-    ticket,
-    pdReason: null,
-    prefill: null,
+  return {
+    kind: "routed",
+    decision: pinnedDecision(router, origin, ticket, promptTokens, claim.heldChunks),
   };
-  return { kind: "routed", decision };
 }

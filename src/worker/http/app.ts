@@ -15,6 +15,7 @@ import { engineEventsRoutes } from "./routes/engine-events.ts";
 import { healthzRoutes } from "./routes/healthz.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { modelsRoutes } from "./routes/models.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 
 export const app = new Hono<AppEnv>()
   .use(requestId())
@@ -24,6 +25,7 @@ export const app = new Hono<AppEnv>()
   .route("/", dashboardRoutes)
   .route("/v1", completionsRoutes)
   .route("/v1", modelsRoutes)
+  .route("/v1", responsesRoutes)
   .route("/v1", engineEventsRoutes)
   .route("/admin", adminRoutes);
 

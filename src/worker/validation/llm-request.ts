@@ -65,10 +65,10 @@ export function checkJsonBudget(text: string): void {
 }
 
 /** Check a parsed body against `schema`; the first bad field is a 400 that names it. */
-export function validateLlmRequest(
+export function validateLlmRequest<Schema extends z.ZodType>(
   body: Record<string, unknown>,
-  schema: typeof chatRequest | typeof completionRequest,
-): LlmRequest {
+  schema: Schema,
+): z.infer<Schema> {
   const owned = routerOwnedField(body);
   if (owned !== undefined) {
     throw invalidRequest(

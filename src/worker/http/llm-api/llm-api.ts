@@ -5,6 +5,9 @@
  * forwarding) is the pipeline's, the same for every API.
  */
 import type { PromptKey } from "../../../core/prompt/prompt-key.ts";
+import type { PoolSettings } from "../../../core/settings/settings-schema.ts";
+import type { PoolRef } from "../../edge-routing/pool-stub.ts";
+import type { Answered } from "../../forward/failover.ts";
 
 /** The routing fields every API's validated body has. */
 export interface RoutingFields {
@@ -18,4 +21,20 @@ export interface LlmApi<Body extends RoutingFields = RoutingFields> {
   promptKey(body: Body, chunkBytes: number): PromptKey;
   /** Choices the request asks for (OpenAI's `n`), when the API has them. */
   choices(json: Record<string, unknown>): number | undefined;
+  /** Throws the client's error when the API cannot be served by `pool` (a P/D pool, say). */
+  checkPool?(pool: PoolSettings): void;
+  /**
+   * The stored response the request continues (Responses' `previous_response_id`): it is then
+   * routed to the origin that stored it, not by the pool's policy (stored-responses/).
+   */
+  continues?(body: Body): string | undefined;
+  /** Told when an answer ended whole (Responses: where a stored response now lives). */
+  answered?(body: Body, answer: Answered, at: AnswerContext): void;
+}
+
+/** Where an answer was served, for `LlmApi.answered`. */
+export interface AnswerContext {
+  readonly env: Env;
+  readonly ctx: Pick<ExecutionContext, "waitUntil">;
+  readonly ref: PoolRef;
 }
