@@ -119,11 +119,11 @@ export function llmHandler<Body extends RoutingFields>(
       continues !== undefined
         ? await routeStoredResponse(c.env, c.executionCtx, ref, continues, routeInput, cf)
         : pool.coordination === "edge"
-        ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
-            cf,
-            waiter,
-          })
-        : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
+          ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
+              cf,
+              waiter,
+            })
+          : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
     record.decided(routed);
     const input = {
       env: c.env,
@@ -141,7 +141,8 @@ export function llmHandler<Body extends RoutingFields>(
       record,
       answered:
         api.answered &&
-        ((answer: Answered) => api.answered?.(body, answer, { env: c.env, ctx: c.executionCtx, ref })),
+        ((answer: Answered) =>
+          api.answered?.(body, answer, { env: c.env, ctx: c.executionCtx, ref })),
     };
     // A decision with a prefill origin takes two legs (src/worker/pd/); any other, one origin.
     return routed.decision.prefill ? disaggregate(input) : forward(input);
