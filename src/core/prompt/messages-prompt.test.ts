@@ -24,6 +24,19 @@ describe("Messages canonical prompt: each block type", () => {
     expect(canonicalPrompt(chat)).toBe(expected);
   });
 
+  it("Claude Code's per-request billing header block is not in the key (vLLM drops it)", () => {
+    const body = (hash: string) => ({
+      model: "m",
+      system: [
+        { type: "text", text: `x-anthropic-billing-header: cc_version=2.1; cch=${hash};` },
+        { type: "text", text: "You are Claude Code." },
+      ],
+      messages: [{ role: "user", content: "hi" }],
+    });
+    expect(text(body("a1"))).toBe(text(body("b2")));
+    expect(text(body("a1"))).toBe(text({ ...body("a1"), system: "You are Claude Code." }));
+  });
+
   it("tools come first, each without its cache_control", () => {
     const tool = { name: "read", description: "Read a file", input_schema: { type: "object" } };
     const marked = { ...tool, cache_control: { type: "ephemeral" } };

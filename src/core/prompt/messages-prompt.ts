@@ -5,7 +5,11 @@
  * this follows chat's canonicaliser (`canonical-prompt.ts`) record for record:
  *
  * - `tools` (if any): one record, each tool as JSON without `cache_control`;
- * - `system` (a string or an array of text blocks): a `system` record, as chat's system message;
+ * - `system` (a string or an array of text blocks): a `system` record, as chat's system message.
+ *   A block starting `x-anthropic-billing-header` is left out: Claude Code sends one with a hash
+ *   that changes on every request, and vLLM drops it for that reason
+ *   (`vllm/entrypoints/anthropic/serving.py`, `_convert_system_message`), so it is not in the
+ *   engine's prompt and would break the key from its first chunk;
  * - each of `messages`: `STX role RS content ETX`, its content a string or blocks: `text` as its
  *   text; `image` and `document` tagged with their source's data, URL or file id; `tool_use` as a
  *   tool call (name, then the input as JSON), as chat renders `tool_calls`; `tool_result` as
@@ -86,6 +90,12 @@ function writeBlock(block: unknown, sink: CanonicalSink): void {
   }
 }
 
+const BILLING_HEADER = "x-anthropic-billing-header";
+
+function isBillingHeader(block: unknown): boolean {
+  return isObject(block) && block.type === "text" && str(block.text).startsWith(BILLING_HEADER);
+}
+
 /** Content: a string, or an array of blocks. */
 function writeBlocks(content: unknown, sink: CanonicalSink): void {
   if (typeof content === "string") sink.text(content);
@@ -109,7 +119,8 @@ export function writeMessagesPrompt(body: unknown, sink: CanonicalSink): void {
   const system = body.system;
   if (typeof system === "string" || Array.isArray(system)) {
     openRecord("system", sink);
-    writeBlocks(system, sink);
+    if (typeof system === "string") sink.text(system);
+    else for (const block of system) if (!isBillingHeader(block)) writeBlock(block, sink);
     sink.text(ETX);
   }
   if (Array.isArray(body.messages))
