@@ -13,7 +13,11 @@ function router() {
 
 function prompt(chunks: number) {
   const chunkHashes: number[] = [];
-  for (let i = 0, h = 7; i < chunks; i++) chunkHashes.push((h = chainHash(h, i)));
+  let h = 7;
+  for (let i = 0; i < chunks; i++) {
+    h = chainHash(h, i);
+    chunkHashes.push(h);
+  }
   return { chunkHashes, promptTokens: chunks * 64 };
 }
 

@@ -8,10 +8,7 @@
  * alarm). The router's index snapshot is no place for them: it is written every few seconds
  * at most, whole, and a response stored since the last one would be lost.
  */
-import {
-  type StoredResponse,
-  StoredResponses,
-} from "../../core/responses/stored-responses.ts";
+import { type StoredResponse, StoredResponses } from "../../core/responses/stored-responses.ts";
 import type { StoredResponseSettings } from "../../core/settings/stored-response-settings.ts";
 
 export class StoredResponseBook {
