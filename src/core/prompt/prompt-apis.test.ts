@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  type AgentConversation,
   chatBody,
+  codingSession,
   messagesBody,
   responsesBody,
   type Turn,
@@ -62,7 +62,7 @@ describe.each(apis)("prefix property through %s", (api) => {
   });
 
   it("each turn's chunk hashes extend the previous turn's", () => {
-    const c = agentSession(30);
+    const c = codingSession(30);
     let previous: number[] = [];
     for (let k = 1; k <= c.turns.length; k++) {
       const { chunkHashes } = promptKey(forms[api]("m", upTo(c, k)), 256, api);
@@ -72,32 +72,6 @@ describe.each(apis)("prefix property through %s", (api) => {
     expect(previous.length).toBeGreaterThan(40);
   });
 });
-
-/** A coding-agent session: a long system prompt and tools, tool calls with results. */
-function agentSession(turns: number): AgentConversation {
-  const file = (i: number) => `export const line${i} = ${i};\n`.repeat(20 + (i % 7) * 10);
-  const out: Turn[] = [];
-  for (let i = 0; out.length < turns; i++) {
-    out.push({ kind: "user", text: `Step ${i}: fix the failing test in module ${i}.` });
-    out.push({
-      kind: "call",
-      id: `c${i}`,
-      name: "read_file",
-      args: { path: `m${i}.ts` },
-      result: file(i),
-    });
-    out.push({ kind: "assistant", text: `Module ${i} fixed: the off-by-one in line ${i}.` });
-  }
-  return {
-    system: "You are a careful coding agent. Read before you edit. ".repeat(60),
-    tools: ["read_file", "edit_file", "run_tests"].map((name) => ({
-      name,
-      description: `The ${name} tool: what it does, when to use it, its limits. `.repeat(4),
-      parameters: { type: "object", properties: { path: { type: "string" } } },
-    })),
-    turns: out.slice(0, turns),
-  };
-}
 
 describe("one conversation through each API", () => {
   it("a text-only conversation renders to the same bytes through every API", () => {
@@ -127,7 +101,7 @@ describe("one conversation through each API", () => {
   });
 
   it("a 30-turn agent session gives the same number of chunk hashes, give or take the framing", () => {
-    const c = agentSession(30);
+    const c = codingSession(30);
     const counts = apis.map((api) => promptKey(forms[api]("m", c), 256, api).chunkHashes.length);
     const [chat, messages, responses] = counts as [number, number, number];
     expect(chat).toBeGreaterThan(40);
@@ -137,7 +111,7 @@ describe("one conversation through each API", () => {
   });
 
   it("chat and completions keep the existing canonicaliser (api defaults to chat)", () => {
-    const chat = chatBody("m", agentSession(6));
+    const chat = chatBody("m", codingSession(6));
     expect(promptKey(chat, 256, "chat")).toEqual(promptKey(chat));
     expect(promptKey(chat, 256, "completions")).toEqual(promptKey(chat));
     const completion = { model: "m", prompt: "x".repeat(600) };

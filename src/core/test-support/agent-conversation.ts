@@ -100,3 +100,29 @@ export function responsesBody(model: string, c: AgentConversation): Body {
 export function upTo(c: AgentConversation, turns: number): AgentConversation {
   return { ...c, turns: c.turns.slice(0, turns) };
 }
+
+/** A coding-agent session: a long system prompt and tools, tool calls with results. */
+export function codingSession(turns: number): AgentConversation {
+  const file = (i: number) => `export const line${i} = ${i};\n`.repeat(20 + (i % 7) * 10);
+  const out: Turn[] = [];
+  for (let i = 0; out.length < turns; i++) {
+    out.push({ kind: "user", text: `Step ${i}: fix the failing test in module ${i}.` });
+    out.push({
+      kind: "call",
+      id: `c${i}`,
+      name: "read_file",
+      args: { path: `m${i}.ts` },
+      result: file(i),
+    });
+    out.push({ kind: "assistant", text: `Module ${i} fixed: the off-by-one in line ${i}.` });
+  }
+  return {
+    system: "You are a careful coding agent. Read before you edit. ".repeat(60),
+    tools: ["read_file", "edit_file", "run_tests"].map((name) => ({
+      name,
+      description: `The ${name} tool: what it does, when to use it, its limits. `.repeat(4),
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+    })),
+    turns: out.slice(0, turns),
+  };
+}
