@@ -101,9 +101,14 @@ export function upTo(c: AgentConversation, turns: number): AgentConversation {
   return { ...c, turns: c.turns.slice(0, turns) };
 }
 
-/** A coding-agent session: a long system prompt and tools, tool calls with results. */
-export function codingSession(turns: number): AgentConversation {
-  const file = (i: number) => `export const line${i} = ${i};\n`.repeat(20 + (i % 7) * 10);
+/**
+ * A coding-agent session: a long system prompt and tools, then user requests, tool calls with
+ * their results (files of 20 to 80 lines) and replies. `size` scales the system prompt and the
+ * files (a small model's context is short).
+ */
+export function codingSession(turns: number, size = 1): AgentConversation {
+  const scaled = (n: number) => Math.max(1, Math.round(n * size));
+  const file = (i: number) => `export const line${i} = ${i};\n`.repeat(scaled(20 + (i % 7) * 10));
   const out: Turn[] = [];
   for (let i = 0; out.length < turns; i++) {
     out.push({ kind: "user", text: `Step ${i}: fix the failing test in module ${i}.` });
@@ -117,7 +122,7 @@ export function codingSession(turns: number): AgentConversation {
     out.push({ kind: "assistant", text: `Module ${i} fixed: the off-by-one in line ${i}.` });
   }
   return {
-    system: "You are a careful coding agent. Read before you edit. ".repeat(60),
+    system: "You are a careful coding agent. Read before you edit. ".repeat(scaled(60)),
     tools: ["read_file", "edit_file", "run_tests"].map((name) => ({
       name,
       description: `The ${name} tool: what it does, when to use it, its limits. `.repeat(4),

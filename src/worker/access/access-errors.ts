@@ -16,7 +16,7 @@ export const missingKey = (): ApiError =>
     401,
     "invalid_request_error",
     "invalid_api_key",
-    "you didn't provide an API key: send it as 'Authorization: Bearer <key>'",
+    "you didn't provide an API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'",
     { headers: BEARER },
   );
 

@@ -5,9 +5,9 @@
  * forwarding) is the pipeline's, the same for every API.
  */
 import type { PromptKey } from "../../../core/prompt/prompt-key.ts";
-import type { PoolSettings } from "../../../core/settings/settings-schema.ts";
 import type { PoolRef } from "../../edge-routing/pool-stub.ts";
 import type { Answered } from "../../forward/failover.ts";
+import type { LlmApiName } from "../../request-record/request-report.ts";
 
 /** The routing fields every API's validated body has. */
 export interface RoutingFields {
@@ -15,14 +15,20 @@ export interface RoutingFields {
 }
 
 export interface LlmApi<Body extends RoutingFields = RoutingFields> {
+  /** The `api` label of its metrics and log lines. */
+  readonly name: LlmApiName;
   /** The routing fields of a parsed body, or the 400 (an ApiError) naming the first bad one. */
   validate(json: Record<string, unknown>): Body;
   /** The routing key of the canonical prompt, in chunks of `chunkBytes`. */
   promptKey(body: Body, chunkBytes: number): PromptKey;
   /** Choices the request asks for (OpenAI's `n`), when the API has them. */
   choices(json: Record<string, unknown>): number | undefined;
-  /** Throws the client's error when the API cannot be served by `pool` (a P/D pool, say). */
-  checkPool?(pool: PoolSettings): void;
+  /**
+   * Whether a pool with P/D origins may serve it: the NIXL and SGLang legs are built from
+   * chat and completions bodies (src/worker/pd/leg-bodies.ts), and SGLang's decode engines
+   * cannot serve a request whole; an API without legs is refused there (`pdUnsupported`).
+   */
+  readonly pdLegs: boolean;
   /**
    * The stored response the request continues (Responses' `previous_response_id`): it is then
    * routed to the origin that stored it, not by the pool's policy (stored-responses/).

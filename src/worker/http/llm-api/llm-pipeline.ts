@@ -11,7 +11,13 @@
 import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import type { Priority } from "../../../core/router/router-types.ts";
-import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
+import {
+  checkModel,
+  credentialOf,
+  keyFor,
+  routeClient,
+  spendPromptTokens,
+} from "../../access/client-access.ts";
 import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
@@ -20,6 +26,7 @@ import type { Answered } from "../../forward/failover.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
 import { disaggregate } from "../../pd/disaggregate.ts";
+import type { LlmApiName } from "../../request-record/request-report.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import { routeStoredResponse } from "../../stored-responses/route-stored.ts";
 import { checkJsonBudget } from "../../validation/llm-request.ts";
@@ -47,19 +54,32 @@ function priorityOf(value: string | undefined): Priority {
 }
 const BODY = "request body";
 
-/** The steps before the handler, in order; per route, not `.use()`, which would cover all /v1. */
-export const llmSteps = [
-  requestLog(),
-  // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
-  clientKey(),
-  // The largest pool's limit applies until the model, and with it the pool, is known.
-  limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
-  async function forwardableHeaders(c, next) {
-    checkForwardedHeaders(c.req.raw.headers);
-    await next();
-  } satisfies MiddlewareHandler<AppEnv>,
-  jsonBody({ what: BODY, precheck: checkJsonBudget, object: true }),
-] as const;
+/** A 400 for an API whose requests a pool of P/D origins cannot serve (`LlmApi.pdLegs`). */
+function pdUnsupported(path: string) {
+  return invalidRequest(
+    "pd_unsupported",
+    `${path} is not served by a pool with prefill/decode origins: its legs speak chat and completions only; send the request to /v1/chat/completions`,
+    "model",
+  );
+}
+
+/**
+ * The steps before the handler of `api`'s route, in order; per route, not `.use()`, which
+ * would cover all /v1.
+ */
+export const llmSteps = (api: LlmApiName) =>
+  [
+    requestLog(api),
+    // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
+    clientKey(),
+    // The largest pool's limit applies until the model, and with it the pool, is known.
+    limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
+    async function forwardableHeaders(c, next) {
+      checkForwardedHeaders(c.req.raw.headers);
+      await next();
+    } satisfies MiddlewareHandler<AppEnv>,
+    jsonBody({ what: BODY, precheck: checkJsonBudget, object: true }),
+  ] as const;
 
 /** The handler after `llmSteps` for `api`'s requests. */
 export function llmHandler<Body extends RoutingFields>(
@@ -78,12 +98,13 @@ export function llmHandler<Body extends RoutingFields>(
     const pool = settings.pool(body.model);
     if (!client && pool) {
       const now = Date.now();
-      client = await keyFor(c.env, body.model, pool.access, c.req.header("authorization"), now);
+      const credential = credentialOf(c.req.raw.headers);
+      client = await keyFor(c.env, body.model, pool.access, credential, now);
       if (client) await admitKey(c.env, record, client, now);
     }
     if (client) checkModel(client, body.model);
     if (!pool) throw modelNotFound(body.model);
-    api.checkPool?.(pool);
+    if (!api.pdLegs && pool.origins.some((o) => o.role !== "both")) throw pdUnsupported(c.req.path);
     // The bytes jsonBody read: the origin receives exactly what the client sent.
     const bytes = await c.req.arrayBuffer();
     if (bytes.byteLength > pool.maxBodyBytes) throw tooLarge(BODY, pool.maxBodyBytes);
@@ -151,5 +172,5 @@ export function llmHandler<Body extends RoutingFields>(
 
 /** The steps and the handler of one LLM route, to spread into `app.post(path, ...)`. */
 export function llmRoute<Body extends RoutingFields>(api: LlmApi<Body>) {
-  return [...llmSteps, llmHandler(api)] as const;
+  return [...llmSteps(api.name), llmHandler(api)] as const;
 }

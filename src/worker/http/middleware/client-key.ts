@@ -8,7 +8,7 @@
  * `client` (its log line and report carry the key's id).
  */
 import type { MiddlewareHandler } from "hono";
-import { authenticate, enforcedEverywhere } from "../../access/client-access.ts";
+import { authenticate, credentialOf, enforcedEverywhere } from "../../access/client-access.ts";
 import type { ClientKeyRecord } from "../../access/key-record.ts";
 import { checkRequestRate } from "../../access/request-rate.ts";
 import type { RequestRecord } from "../../request-record/request-record.ts";
@@ -30,7 +30,7 @@ export function clientKey(): MiddlewareHandler<AppEnv> {
     c.set("client", null);
     const now = Date.now();
     if (await enforcedEverywhere(c.env, now)) {
-      const key = await authenticate(c.env, c.req.header("authorization"), now);
+      const key = await authenticate(c.env, credentialOf(c.req.raw.headers), now);
       c.set("client", key);
       await admitKey(c.env, c.get("record"), key, now);
     }

@@ -15,14 +15,19 @@ import type { LlmApi } from "../llm-api/llm-api.ts";
 import { llmRoute } from "../llm-api/llm-pipeline.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 
-function openAiApi(schema: typeof chatRequest | typeof completionRequest): LlmApi<LlmRequest> {
+function openAiApi(
+  name: "chat" | "completions",
+  schema: typeof chatRequest | typeof completionRequest,
+): LlmApi<LlmRequest> {
   return {
+    name,
     validate: (json) => validateLlmRequest(json, schema),
     promptKey: (body, chunkBytes) => promptKey(body, chunkBytes),
     choices: (json) => (Number.isInteger(json.n) ? (json.n as number) : undefined),
+    pdLegs: true,
   };
 }
 
 export const completionsRoutes = new Hono<AppEnv>()
-  .post("/chat/completions", ...llmRoute(openAiApi(chatRequest)))
-  .post("/completions", ...llmRoute(openAiApi(completionRequest)));
+  .post("/chat/completions", ...llmRoute(openAiApi("chat", chatRequest)))
+  .post("/completions", ...llmRoute(openAiApi("completions", completionRequest)));

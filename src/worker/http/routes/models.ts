@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import {
   authenticate,
+  credentialOf,
   enforcedEverywhere,
   isOpen,
   mayUse,
@@ -17,7 +18,7 @@ import type { AppEnv } from "../middleware/app-env.ts";
 
 export const modelsRoutes = new Hono<AppEnv>().get("/models", async (c) => {
   const now = Date.now();
-  const authorization = c.req.header("authorization");
+  const authorization = credentialOf(c.req.raw.headers);
   const client = (await enforcedEverywhere(c.env, now))
     ? await authenticate(c.env, authorization, now)
     : await presentedKey(c.env, authorization, now);

@@ -136,7 +136,7 @@ describe("POST /v1/responses: validation", () => {
     const res = await create({ model: PD, input: "x" });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({
-      error: { type: "invalid_request_error", code: "unsupported_for_pool", param: "model" },
+      error: { type: "invalid_request_error", code: "pd_unsupported", param: "model" },
     });
   });
 });

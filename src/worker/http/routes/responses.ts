@@ -7,19 +7,17 @@
  * (src/worker/stored-responses/). `GET` and `DELETE /v1/responses/{id}` and `GET
  * /v1/responses/{id}/input_items` go to the origin that stored it.
  *
- * Disaggregated pools are refused: their prefill and decode legs are built as chat or
- * completions bodies (pd/leg-bodies.ts), and a Responses body cannot be split into them.
+ * Disaggregated pools are refused (`pdLegs: false`): their prefill and decode legs are built as
+ * chat or completions bodies (pd/leg-bodies.ts), and a Responses body cannot be split into them.
  */
 import { type Context, Hono } from "hono";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
-import type { PoolSettings } from "../../../core/settings/settings-schema.ts";
 import {
   authenticate,
   enforcedEverywhere,
   isOpen,
   presentedKey,
 } from "../../access/client-access.ts";
-import { invalidRequest } from "../../errors/api-error.ts";
 import { rememberResponse } from "../../stored-responses/remember-response.ts";
 import { storedResponseRequest } from "../../stored-responses/stored-response-proxy.ts";
 import { validateLlmRequest } from "../../validation/llm-request.ts";
@@ -30,17 +28,11 @@ import type { AppEnv } from "../middleware/app-env.ts";
 import { requestLog } from "../middleware/request-log.ts";
 
 const responsesApi: LlmApi<ResponsesRequest> = {
+  name: "responses",
+  pdLegs: false,
   validate: (json) => validateLlmRequest(json, responsesRequest),
   promptKey: (body, chunkBytes) => promptKey(body, chunkBytes, "responses"),
   choices: () => undefined,
-  checkPool(pool: PoolSettings) {
-    if (pool.origins.every((o) => o.role === "both")) return;
-    throw invalidRequest(
-      "unsupported_for_pool",
-      "/v1/responses is not served by a disaggregated (prefill/decode) pool; use /v1/chat/completions",
-      "model",
-    );
-  },
   continues: (body) => body.previous_response_id ?? undefined,
   answered(body, answer, { env, ctx, ref }) {
     const id = answer.usage.responseId;
@@ -72,6 +64,6 @@ async function storedResponse(c: Context<AppEnv>, method: "GET" | "DELETE") {
 
 export const responsesRoutes = new Hono<AppEnv>()
   .post("/responses", ...llmRoute(responsesApi))
-  .get("/responses/:id", requestLog(), (c) => storedResponse(c, "GET"))
-  .get("/responses/:id/input_items", requestLog(), (c) => storedResponse(c, "GET"))
-  .delete("/responses/:id", requestLog(), (c) => storedResponse(c, "DELETE"));
+  .get("/responses/:id", requestLog("responses"), (c) => storedResponse(c, "GET"))
+  .get("/responses/:id/input_items", requestLog("responses"), (c) => storedResponse(c, "GET"))
+  .delete("/responses/:id", requestLog("responses"), (c) => storedResponse(c, "DELETE"));
