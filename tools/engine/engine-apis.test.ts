@@ -1,3 +1,4 @@
+import OpenAI, { NotFoundError } from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { profileNamed } from "../../sim/engine/profiles.ts";
 import { DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
@@ -260,6 +261,30 @@ describe("OpenAI Responses", () => {
     } finally {
       await small.close();
     }
+  });
+
+  it("the official openai client reads its answers, streamed and not, and its 404", async () => {
+    const client = new OpenAI({ baseURL: `${engine.url}/v1`, apiKey: "unused", maxRetries: 0 });
+    const first = await client.responses.create({
+      model: "m",
+      input: `sdk: ${long}`,
+      max_output_tokens: 3,
+    });
+    expect(first.output_text.split(" ").filter(Boolean)).toHaveLength(3);
+    const stream = client.responses.stream({
+      model: "m",
+      input: "and again",
+      previous_response_id: first.id,
+      max_output_tokens: 2,
+    });
+    const types = new Set<string>();
+    for await (const event of stream) types.add(event.type);
+    const next = await stream.finalResponse();
+    expect(types).toContain("response.output_text.delta");
+    expect(next.usage?.input_tokens_details.cached_tokens).toBeGreaterThan(0);
+    expect((await client.responses.retrieve(next.id)).id).toBe(next.id);
+    await client.responses.delete(next.id);
+    await expect(client.responses.retrieve(next.id)).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("bad bodies get 400 in OpenAI's error shape", async () => {

@@ -42,6 +42,7 @@ import {
   outputMessage,
   type ResponseEnvelope,
   responseNotFound,
+  responseObject,
   responsesWriter,
 } from "./responses-format.ts";
 
@@ -283,7 +284,7 @@ export async function startEngineServer(options: EngineServerOptions): Promise<R
       onDone(output, counts, answer) {
         if (!parsed.store) return;
         store.set(e.id, {
-          response: answer ?? responsesWriter(e).whole(output, counts),
+          response: answer ?? responseObject(e, output, counts),
           conversation: [...conversation, outputMessage(e.itemId, output, true)],
         });
       },

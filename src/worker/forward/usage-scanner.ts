@@ -26,7 +26,8 @@
  * A Responses answer's `id` is captured too (`Usage.responseId`): unstreamed, the top-level `id`
  * of an object whose `object` is "response"; streamed, `response.id` of `response.created` (and
  * of the events after it). An engine that stores responses (vLLM) answers a follow-up naming it
- * in `previous_response_id` only itself, so the Worker remembers which origin answered it.
+ * in `previous_response_id` only itself, so the Worker remembers which origin answered it (a
+ * request with `store: false` is answered with an id too, which no engine keeps).
  *
  * - SSE (`text/event-stream`): each `data:` line is one JSON event; only lines mentioning
  *   "usage" or "response.created" are parsed, so the cost per token is a substring search, not a
