@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chainHash } from "../chunk-hash.ts";
+import { EdgeCoordinator } from "../edge/edge-coordinator.ts";
+import { EdgeReplica } from "../edge/edge-replica.ts";
 import { policyOf } from "../policies/index.ts";
 import { CoreRouter } from "../router/core-router.ts";
 import { parsePool } from "../settings/parse-settings.ts";
@@ -53,5 +55,37 @@ describe("storedRoute", () => {
       why: "draining",
     });
     expect(r.outstanding).toBe(0);
+  });
+});
+
+describe("EdgeReplica.routeTo", () => {
+  it("leases the pinned origin and the other isolates see it after a sync each", () => {
+    const p = parsePool({
+      origins,
+      policy: policyOf("round-robin"),
+      coordination: "edge",
+      edge: { chunkStride: 1 },
+    });
+    const coordinator = new EdgeCoordinator(p, { model: "m", epoch: "e1", id: "c0" });
+    const [a, b] = ["ia", "ib"].map((isolate) => new EdgeReplica(p, { model: "m", isolate }));
+    const sync = (r: EdgeReplica, now: number) => {
+      const request = r.startSync(now);
+      if (request)
+        r.onAnswer(structuredClone(coordinator.sync(structuredClone(request), now)), now);
+    };
+    sync(a as EdgeReplica, 0);
+    sync(b as EdgeReplica, 0);
+    const request = prompt(6);
+    const decision = a?.routeTo("c", request, 1);
+    expect(decision).toMatchObject({ origin: "c", alternates: [], reason: STORED_RESPONSE_REASON });
+    expect(decision?.ticket).toMatch(/^ia-pin-/);
+    expect(a?.routeTo("z", request, 1)).toBeNull();
+    sync(a as EdgeReplica, 2);
+    sync(b as EdgeReplica, 3);
+    const seen = b?.loads(3).find((l) => l.id === "c")?.load;
+    expect(seen?.outstanding).toBe(1);
+    // The next turn, decided by the other isolate, is believed held at the pinned origin.
+    const next = b?.routeTo("c", prompt(8), 4);
+    expect(next?.matchedTokens).toBe(6 * 64);
   });
 });
