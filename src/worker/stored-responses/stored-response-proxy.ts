@@ -43,16 +43,22 @@ export async function storedResponseRequest(call: StoredResponseCall): Promise<R
   const origin = ref.pool.origins.find((o) => o.id === stored.origin);
   if (!origin) throw responseNotFound(id);
   const headers = originHeaders(call.headers, originKey(env, origin), call.requestId, call.url);
+  // The pool's first-byte timeout bounds the wait for headers only: a GET with `stream=true`
+  // (vLLM resumes a background response's events so) may then stream for as long as it runs.
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ref.pool.firstByteTimeoutMs);
   let answer: Response;
   try {
     answer = await fetch(originUrl(origin.url, call.path), {
       method: call.method,
       headers,
       redirect: "manual",
-      signal: AbortSignal.timeout(ref.pool.firstByteTimeoutMs),
+      signal: controller.signal,
     });
   } catch {
     throw new ApiError(502, "server_error", "origin_failed", "the origin that stored it failed");
+  } finally {
+    clearTimeout(timer);
   }
   if (answer.status >= 300 && answer.status < 400) {
     await answer.body?.cancel();

@@ -10,8 +10,10 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
 import { ReplicaRegistry } from "../../edge-mode/replica-registry.ts";
+import { ApiError } from "../../errors/api-error.ts";
 import { pdRole } from "../../pd/test-pools.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
+import { routeStoredResponse } from "../../stored-responses/route-stored.ts";
 import { routeStoredAtEdge } from "../../stored-responses/route-stored-at-edge.ts";
 import {
   call,
@@ -222,6 +224,30 @@ describe("POST /v1/responses: routing", () => {
     const up = engineBatch(first.origin as string, [{ type: "health", status: "up" }]);
     await postSigned(await signBatch(up));
   });
+});
+
+describe("when the pool's object cannot answer", () => {
+  it.each([RR, EDGE])(
+    "%s: a follow-up is a 503 to retry, never sent to a guessed origin",
+    async (model) => {
+      const down = { routeStored: () => Promise.reject(new Error("object down")) };
+      const ROUTER = {
+        idFromName: (name: string) => env.ROUTER.idFromName(name),
+        get: () => ({ ...down, storedResponse: down.routeStored }),
+      };
+      const broken = { ...env, ROUTER } as unknown as Env;
+      const r = await ref(model);
+      const key = promptKey({ model, input: "x" }, r.pool.chunkBytes, "responses");
+      const ctx = createExecutionContext();
+      const failed = await routeStoredResponse(broken, ctx, r, "resp_x", key, undefined).catch(
+        (e: unknown) => e,
+      );
+      await waitOnExecutionContext(ctx);
+      expect(failed).toBeInstanceOf(ApiError);
+      expect(failed).toMatchObject({ status: 503, code: "stored_response_unavailable" });
+      expect((failed as ApiError).options.headers).toEqual({ "retry-after": "1" });
+    },
+  );
 });
 
 describe("GET and DELETE /v1/responses/{id}", () => {
