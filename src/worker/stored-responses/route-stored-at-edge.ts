@@ -43,8 +43,9 @@ export async function routeStoredAtEdge(
   const now = Date.now();
   const refusal = storedRefusal(stored, replica.loads(now));
   if (refusal !== null) refuse(ref.pool, responseId, refusal);
+  // Null only for an origin the replica's settings lack, which storedRefusal calls gone.
   const decision = stored && replica.routeTo(stored.origin, request, now);
-  if (!decision) refuse(ref.pool, responseId, { kind: "unknown" });
+  if (!decision) refuse(ref.pool, responseId, { kind: "gone", origin: stored?.origin ?? "" });
   pump(edge, env, ctx, now);
   return {
     decision,
