@@ -16,10 +16,12 @@ import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
 import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
+import type { Answered } from "../../forward/failover.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
 import { disaggregate } from "../../pd/disaggregate.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
+import { routeStoredResponse } from "../../stored-responses/route-stored.ts";
 import { checkJsonBudget } from "../../validation/llm-request.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 import { limitBody, tooLarge } from "../middleware/body-limit.ts";
@@ -124,13 +126,18 @@ export function llmHandler<Body extends RoutingFields>(
     // request, in the object or in this isolate, under a name the router makes (`waiter`: its
     // client's abort signal, to leave the queue by).
     const waiter = { signal: c.req.raw.signal };
+    const cf = c.req.raw.cf as ColoProperties | undefined;
+    // A Responses follow-up goes where its stored response lives (stored-responses/).
+    const continues = api.continues?.(body);
     const routed =
-      pool.coordination === "edge"
-        ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
-            cf: c.req.raw.cf as ColoProperties | undefined,
-            waiter,
-          })
-        : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
+      continues !== undefined
+        ? await routeStoredResponse(c.env, c.executionCtx, ref, continues, routeInput, cf)
+        : pool.coordination === "edge"
+          ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
+              cf,
+              waiter,
+            })
+          : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
     record.decided(routed);
     const input = {
       env: c.env,
@@ -146,6 +153,10 @@ export function llmHandler<Body extends RoutingFields>(
       },
       json,
       record,
+      answered:
+        api.answered &&
+        ((answer: Answered) =>
+          api.answered?.(body, answer, { env: c.env, ctx: c.executionCtx, ref })),
     };
     // A decision with a prefill origin takes two legs (src/worker/pd/); any other, one origin.
     return routed.decision.prefill ? disaggregate(input) : forward(input);
