@@ -1,8 +1,9 @@
 /**
  * A policy as a run names it: its type, its label in the results (`dynamo@tuned`, `cost`) and
- * the parameters it runs with beyond its defaults (tuned ones come from ../capacity/tuned.ts).
+ * the parameters it runs with beyond its defaults (tuned ones come from
+ * bench/sim/capacity/tuned.ts).
  */
-import type { PolicyType } from "../../../src/core/policies/index.ts";
+import type { PolicyType } from "../../src/core/policies/index.ts";
 
 export interface PolicyChoice {
   policy: PolicyType;

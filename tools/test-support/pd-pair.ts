@@ -1,7 +1,7 @@
 /** Shared pieces of the P/D engine tests: engines on real sockets, requests, prompts. */
-import { profileNamed } from "../../../sim/engine/profiles.ts";
-import { type RunningEngine, startEngineServer } from "../engine-server.ts";
-import type { PdEngineOptions } from "./pd-engine.ts";
+import { profileNamed } from "../../sim/engine/profiles.ts";
+import { type RunningEngine, startEngineServer } from "../engine/engine-server.ts";
+import type { PdEngineOptions } from "../engine/pd/pd-engine.ts";
 
 export async function engine(
   id: string,

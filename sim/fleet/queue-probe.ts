@@ -4,7 +4,7 @@
  * what `cost` and `dynamo` with active prefill weigh) against the engine's actual prefill
  * backlog. Averaged over ticks and origins.
  */
-import { round } from "../../../sim/report/stats.ts";
+import { round } from "../report/stats.ts";
 
 export class QueueProbe {
   #samples = 0;

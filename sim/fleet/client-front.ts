@@ -23,14 +23,14 @@ import {
   type AdmissionRouter,
   type Offered,
   type Settled,
-} from "../../../src/core/admission/admission.ts";
-import { createRng, type Rng } from "../../../src/core/rng.ts";
+} from "../../src/core/admission/admission.ts";
+import { createRng, type Rng } from "../../src/core/rng.ts";
 import type {
   RouteClient,
   RouteDecision,
   RouteRequest,
-} from "../../../src/core/router/router-types.ts";
-import type { AdmissionSettings } from "../../../src/core/settings/admission-settings.ts";
+} from "../../src/core/router/router-types.ts";
+import type { AdmissionSettings } from "../../src/core/settings/admission-settings.ts";
 
 export interface ClientModel {
   /** A client gives up on an attempt without a first token after this long (ms). */

@@ -9,8 +9,8 @@
  * Prefill origins speak vllm-nixl, so `conditional` may let them serve whole requests
  * (`prefillServesWhole`, `--prefill-serves-whole`; router/disaggregation.ts).
  */
-import type { DisaggregationSettings } from "../../../src/core/settings/pd-settings.ts";
-import type { OriginSettings } from "../../../src/core/settings/settings-schema.ts";
+import type { DisaggregationSettings } from "../../src/core/settings/pd-settings.ts";
+import type { OriginSettings } from "../../src/core/settings/settings-schema.ts";
 
 export const DISAGGREGATION_MODES = ["conditional", "always", "never"] as const;
 export type DisaggregationMode = (typeof DISAGGREGATION_MODES)[number];

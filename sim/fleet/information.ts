@@ -15,8 +15,8 @@
  * - first token: the router sees each request's first token (Dynamo's frontend streams the
  *   tokens, so it knows when a prefill ends); this router learns only of a request's end.
  */
-import type { PolicyType } from "../../../src/core/policies/index.ts";
-import type { IndexFeed } from "../../../src/core/router/index-feed.ts";
+import type { PolicyType } from "../../src/core/policies/index.ts";
+import type { IndexFeed } from "../../src/core/router/index-feed.ts";
 
 export interface Information {
   /** Engine load reports, or null when the policy's router reads none. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PROFILES } from "../../../sim/engine/profiles.ts";
+import { PROFILES } from "../engine/profiles.ts";
 import { nominalProfile, originProfiles, parseFleet } from "./gpu-fleet.ts";
 
 describe("mixed GPU fleets", () => {

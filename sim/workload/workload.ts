@@ -6,13 +6,13 @@
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import type { EngineProfile } from "../../../sim/engine/profiles.ts";
-import { type ArrivalMode, arrivalTimes, loadScale } from "../../../sim/trace/arrivals.ts";
-import { parseAzure } from "../../../sim/trace/azure.ts";
-import { generateTrace } from "../../../sim/trace/generators.ts";
-import { parseMooncake } from "../../../sim/trace/mooncake.ts";
-import type { Trace } from "../../../sim/trace/trace.ts";
-import { modelSeed } from "../../../src/core/prompt/prompt-key.ts";
+import { modelSeed } from "../../src/core/prompt/prompt-key.ts";
+import type { EngineProfile } from "../engine/profiles.ts";
+import { type ArrivalMode, arrivalTimes, loadScale } from "../trace/arrivals.ts";
+import { parseAzure } from "../trace/azure.ts";
+import { generateTrace } from "../trace/generators.ts";
+import { parseMooncake } from "../trace/mooncake.ts";
+import type { Trace } from "../trace/trace.ts";
 import { chunkHashesOf } from "./chunk-hashes.ts";
 
 export type TraceSource =
@@ -22,7 +22,10 @@ export type TraceSource =
 export interface WorkloadOptions {
   /** Replay only the first N requests. */
   limit?: number | undefined;
-  /** Then only this share of them, [from, to) as fractions (a workload sample; capacity/samples.ts). */
+  /**
+   * Then only this share of them, [from, to) as fractions (a workload sample;
+   * bench/sim/capacity/samples.ts).
+   */
   window?: { from: number; to: number } | null | undefined;
   arrivals: ArrivalMode;
   /** Seeds the "jitter" arrival mode. */

@@ -3,12 +3,17 @@
  * profile with the CLI's reporting defaults. Each test names only what it changes (origins,
  * limit, arrivals, load), so one spec is written once rather than per test file.
  */
-import { DEFAULT_TRACE } from "../args.ts";
+import { fileURLToPath } from "node:url";
 import type { BenchSpec } from "./runner.ts";
+
+/** The benchmark CLI's default trace (bench/sim/args.ts `DEFAULT_TRACE`). */
+const CONVERSATION_TRACE = fileURLToPath(
+  new URL("../../bench/traces/conversation_trace.jsonl", import.meta.url),
+);
 
 export function conversationSpec(overrides: Partial<BenchSpec> = {}): BenchSpec {
   return {
-    source: { kind: "mooncake", path: DEFAULT_TRACE },
+    source: { kind: "mooncake", path: CONVERSATION_TRACE },
     trace: "conversation_trace.jsonl",
     arrivals: "jitter",
     load: 1,

@@ -2,19 +2,19 @@
  * Who routes a replay's requests (fleet-sim.ts): the seam between the simulated fleet and the
  * router under test. The default front is the pool's one router, as the Durable Object holds it,
  * with the Worker's fallback for what it cannot place (`syncFront`); edge coordination's front
- * is many isolates' replicas syncing with coordinators (bench/sim/edge/edge-front.ts). A front
+ * is many isolates' replicas syncing with coordinators (../edge/edge-front.ts). A front
  * may schedule events of its own (syncs, outages) on the replay's clock.
  */
-import type { EngineEvent } from "../../../src/core/engine-events.ts";
-import { CoreRouter } from "../../../src/core/router/core-router.ts";
-import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
+import type { EngineEvent } from "../../src/core/engine-events.ts";
+import { CoreRouter } from "../../src/core/router/core-router.ts";
+import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
 import type {
   Outcome,
   RouteDecision,
   RouteRequest,
   RouterStats,
-} from "../../../src/core/router/router-types.ts";
-import type { PoolSettings } from "../../../src/core/settings/settings-schema.ts";
+} from "../../src/core/router/router-types.ts";
+import type { PoolSettings } from "../../src/core/settings/settings-schema.ts";
 
 export interface FrontEnv {
   readonly pool: PoolSettings;

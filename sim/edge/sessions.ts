@@ -16,8 +16,9 @@
  * seconds, so between a conversation's turns random is closer (the default, 0). Seeded: one
  * seed gives one assignment.
  */
-import { chainHash } from "../../../src/core/chunk-hash.ts";
-import { createRng } from "../../../src/core/rng.ts";
+
+import { chainHash } from "../../src/core/chunk-hash.ts";
+import { createRng } from "../../src/core/rng.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
 import type { Topology } from "./topology.ts";
 

@@ -9,9 +9,9 @@
  * `prefillCalibration` factor, labelled `cost x0.7` (plain `cost` at 1); the others once.
  */
 import { Worker } from "node:worker_threads";
-import { round } from "../../../sim/report/stats.ts";
-import type { ArrivalMode } from "../../../sim/trace/arrivals.ts";
-import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
+import { type PolicyType, policyOf } from "../../src/core/policies/index.ts";
+import { round } from "../report/stats.ts";
+import type { ArrivalMode } from "../trace/arrivals.ts";
 import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
 import { buildWorkload, loadTrace, type TraceSource, type Workload } from "../workload/workload.ts";
 import { type SimConfig, simulatePolicy } from "./fleet-sim.ts";
@@ -32,7 +32,10 @@ export interface BenchSpec {
   /** Label of the trace in the results. */
   trace: string;
   limit?: number | undefined;
-  /** A recorded trace's sample: requests [from, to) of it as fractions (capacity/samples.ts). */
+  /**
+   * A recorded trace's sample: requests [from, to) of it as fractions
+   * (bench/sim/capacity/samples.ts).
+   */
   window?: { from: number; to: number } | null | undefined;
   arrivals: ArrivalMode;
   load: number;
@@ -62,7 +65,7 @@ export interface PolicyRun {
   policy: PolicyType;
   prefillCalibration: number;
   label: string;
-  /** The policy's parameters beyond its defaults (e.g. tuned ones, capacity/tuned.ts). */
+  /** The policy's parameters beyond its defaults (e.g. tuned ones, bench/sim/capacity/tuned.ts). */
   params?: Record<string, unknown> | undefined;
 }
 
@@ -117,7 +120,7 @@ export function simProfiles(
   };
 }
 
-/** One policy's replay; `routing` says who routes it if not the pool's one router (run/routing-front.ts). */
+/** One policy's replay; `routing` says who routes it if not the pool's one router (routing-front.ts). */
 export function runPolicy(
   w: Workload,
   spec: BenchSpec,

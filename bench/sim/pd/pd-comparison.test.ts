@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { conversationSpec } from "../../../sim/fleet/test-spec.ts";
+import { toJson } from "../../../sim/report/write.ts";
 import { pdTable, pdTargetLines, ratio } from "../report/pd-table.ts";
-import { toJson } from "../report/write.ts";
 import { runPdComparison } from "./pd-comparison.ts";
-import { conversationSpec } from "./test-spec.ts";
 
 const TINY = conversationSpec({ limit: 48, arrivals: "spread", load: 0.8, origins: 4 });
 const PD = { prefill: 1, decode: 3, mode: "conditional" as const };

@@ -1,5 +1,5 @@
 /**
- * Edge coordination as a replay's front (../run/routing-front.ts): I isolates' `EdgeReplica`s
+ * Edge coordination as a replay's front (sim/fleet/routing-front.ts): I isolates' `EdgeReplica`s
  * route the requests the session model gives them (sessions.ts), S `EdgeCoordinator`s apply
  * their batches and answer, and one `EdgeRoot` merges the groups' load and takes the engines'
  * webhooks: the protocol code the Worker runs (src/core/edge), on the replay's clock.
@@ -17,18 +17,19 @@
  * so a seed replays to the byte: wire-size.ts), the view's age at each decision, replicas' memory, and the protocol's
  * counters.
  */
-import { EdgeCoordinator } from "../../../src/core/edge/edge-coordinator.ts";
-import { EdgeReplica } from "../../../src/core/edge/edge-replica.ts";
-import { EdgeRoot } from "../../../src/core/edge/edge-root.ts";
-import type { SyncAnswer, SyncRequest } from "../../../src/core/edge/sync-protocol.ts";
-import { CoreRouter } from "../../../src/core/router/core-router.ts";
-import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
+
+import { EdgeCoordinator } from "../../src/core/edge/edge-coordinator.ts";
+import { EdgeReplica } from "../../src/core/edge/edge-replica.ts";
+import { EdgeRoot } from "../../src/core/edge/edge-root.ts";
+import type { SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
+import { CoreRouter } from "../../src/core/router/core-router.ts";
+import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
 import type {
   RouteDecision,
   RouteRequest,
   RouterStats,
-} from "../../../src/core/router/router-types.ts";
-import type { FrontEnv, FrontFactory, RoutingFront } from "../run/routing-front.ts";
+} from "../../src/core/router/router-types.ts";
+import type { FrontEnv, FrontFactory, RoutingFront } from "../fleet/routing-front.ts";
 import type { Topology } from "./topology.ts";
 import { wireSize } from "./wire-size.ts";
 

@@ -5,10 +5,10 @@
  * thread; results come back in a fixed order, so one set of seeds gives byte-identical JSON.
  */
 
+import type { DisaggregationMode, PdFleet } from "../../../sim/fleet/pd-fleet.ts";
+import type { BenchResult } from "../../../sim/fleet/result-types.ts";
+import { type BenchSpec, runBenchmark } from "../../../sim/fleet/runner.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
-import type { DisaggregationMode, PdFleet } from "./pd-fleet.ts";
-import type { BenchResult } from "./result-types.ts";
-import { type BenchSpec, runBenchmark } from "./runner.ts";
 
 export type FleetName = "aggregated" | DisaggregationMode;
 

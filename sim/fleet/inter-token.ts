@@ -12,9 +12,9 @@
  * For a disaggregated request these are its decode leg's (the prefill leg's one token is not
  * the client's: the decode engine samples the first token the client sees).
  */
-import type { EngineRequest } from "../../../sim/engine/engine.ts";
-import { TokenGaps } from "../../../sim/engine/token-gaps.ts";
-import { quantile, round, weightedQuantile } from "../../../sim/report/stats.ts";
+import type { EngineRequest } from "../engine/engine.ts";
+import { TokenGaps } from "../engine/token-gaps.ts";
+import { quantile, round, weightedQuantile } from "../report/stats.ts";
 
 export interface Spread {
   mean: number;

@@ -10,8 +10,8 @@
 import { spreadTies } from "../../sim/trace/arrivals.ts";
 import type { TraceRecord } from "../../sim/trace/trace.ts";
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
-import { promptText } from "../replay/prompt-text.ts";
-import type { ReplayRequest } from "../replay/replay.ts";
+import { promptText } from "./prompt-text.ts";
+import type { ReplayRequest } from "./replay.ts";
 
 export interface ScheduleOptions {
   model: string;

@@ -5,7 +5,7 @@
  * the same prior: the fleet's mean nominal speed (x `--prefill-calibration`), right on average
  * and wrong for every GPU kind. `--load 1` still means the fleet's summed prefill speed.
  */
-import { type EngineProfile, profileNamed } from "../../../sim/engine/profiles.ts";
+import { type EngineProfile, profileNamed } from "../engine/profiles.ts";
 
 /** `--fleet`'s GPU kinds: each runs Llama-3.1-8B (sim/engine/profiles.ts). */
 export const GPU_KINDS: Readonly<Record<string, string>> = {

@@ -6,7 +6,7 @@
  * seed, one hash per full chunk. So equal block-id prefixes give equal hash prefixes, the first
  * differing block changes every hash after it, and only full chunks count, as in the Worker.
  */
-import { chainHash } from "../../../src/core/chunk-hash.ts";
+import { chainHash } from "../../src/core/chunk-hash.ts";
 
 export function chunkHashesOf(
   blockIds: readonly number[],

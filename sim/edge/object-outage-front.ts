@@ -1,16 +1,17 @@
 /**
  * Object mode through an outage of the pool's Durable Object (degraded mode's other half): the
- * synchronous front (../run/routing-front.ts) whose object does not answer over [from, from +
+ * synchronous front (sim/fleet/routing-front.ts) whose object does not answer over [from, from +
  * duration). Requests then go to the Worker's fallback (`fallbackPool`: prefix-hash past the
  * shared prefix, one per isolate, here one for the whole pool, which flatters it: real isolates
  * each learn the shared prefix alone); the ends of requests the object routed wait and reach it
  * when it is back (the Worker's pending reports); webhooks sent meanwhile are lost (a reporter's
  * next interval brings fresh load).
  */
-import { CoreRouter } from "../../../src/core/router/core-router.ts";
-import { fallbackPool } from "../../../src/core/router/fallback-pool.ts";
-import type { Outcome } from "../../../src/core/router/router-types.ts";
-import type { FrontFactory } from "../run/routing-front.ts";
+
+import { CoreRouter } from "../../src/core/router/core-router.ts";
+import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
+import type { Outcome } from "../../src/core/router/router-types.ts";
+import type { FrontFactory } from "../fleet/routing-front.ts";
 import type { Outage } from "./edge-front.ts";
 
 export function objectOutageFront(outage: Outage): FrontFactory {

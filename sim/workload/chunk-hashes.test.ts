@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chainHash } from "../../../src/core/chunk-hash.ts";
+import { chainHash } from "../../src/core/chunk-hash.ts";
 import { chunkHashesOf } from "./chunk-hashes.ts";
 
 function hashes(ids: number[], blockTokens: number, input: number, chunkTokens: number) {

@@ -9,7 +9,7 @@
  *   fleet could approach (it ignores the KV that running requests pin, so it is optimistic).
  * Hit rate = cached prompt tokens / prompt tokens.
  */
-import { BlockCache } from "../../../sim/engine/block-cache.ts";
+import { BlockCache } from "../engine/block-cache.ts";
 import { hashesOf, type Workload } from "./workload.ts";
 
 /** Each request's cached prompt tokens, replayed in arrival order through a cache of `blocks`. */

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { POLICY_TYPES } from "../../../src/core/policies/index.ts";
+import { POLICY_TYPES } from "../../src/core/policies/index.ts";
 import { toJson } from "../report/write.ts";
 import { type BenchSpec, runBenchmark, runPolicy, workloadOf } from "./runner.ts";
 import { conversationSpec } from "./test-spec.ts";
@@ -9,7 +9,7 @@ import { conversationSpec } from "./test-spec.ts";
 const TINY = conversationSpec({ limit: 48, arrivals: "spread", load: 0.8, origins: 4 });
 
 const AZURE_CONVERSATION = fileURLToPath(
-  new URL("../../traces/AzureLLMInferenceTrace_conv.csv", import.meta.url),
+  new URL("../../bench/traces/AzureLLMInferenceTrace_conv.csv", import.meta.url),
 );
 const NOW = { threads: 0 };
 

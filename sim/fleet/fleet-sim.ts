@@ -35,15 +35,15 @@
  * clients' events, each in insertion order, so a seed replays a run exactly.
  */
 
-import { Engine, type EngineRequest, engineRequest } from "../../../sim/engine/engine.ts";
-import { kvTransferMs } from "../../../sim/engine/kv-transfer.ts";
-import type { EngineProfile } from "../../../sim/engine/profiles.ts";
-import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
-import type { EngineEvent } from "../../../src/core/engine-events.ts";
-import type { PolicySettings } from "../../../src/core/policies/index.ts";
-import type { RouteDecision, RouteRequest } from "../../../src/core/router/router-types.ts";
-import { parsePool } from "../../../src/core/settings/parse-settings.ts";
-import type { PoolSettingsInput } from "../../../src/core/settings/settings-schema.ts";
+import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
+import type { EngineEvent } from "../../src/core/engine-events.ts";
+import type { PolicySettings } from "../../src/core/policies/index.ts";
+import type { RouteDecision, RouteRequest } from "../../src/core/router/router-types.ts";
+import { parsePool } from "../../src/core/settings/parse-settings.ts";
+import type { PoolSettingsInput } from "../../src/core/settings/settings-schema.ts";
+import { Engine, type EngineRequest, engineRequest } from "../engine/engine.ts";
+import { kvTransferMs } from "../engine/kv-transfer.ts";
+import type { EngineProfile } from "../engine/profiles.ts";
 import { hashesOf, type Workload } from "../workload/workload.ts";
 import {
   ClientFront,

@@ -5,7 +5,7 @@
  * running requests, bounded by KV and batch slots, it grows without bound when the fleet falls
  * behind).
  */
-import { round } from "../../../sim/report/stats.ts";
+import { round } from "../report/stats.ts";
 
 class Buckets {
   readonly #sums: number[] = [];

@@ -6,8 +6,9 @@
  * same setup `npm run bench:edge` pairs (edge-pair.ts), as plain data so a capacity probe can
  * carry it to a worker thread (`npm run bench:capacity -- --coordination object,edge`).
  */
-import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
-import type { SimConfig } from "../run/fleet-sim.ts";
+
+import type { EdgeSettings } from "../../src/core/settings/edge-settings.ts";
+import type { SimConfig } from "../fleet/fleet-sim.ts";
 import type { Workload } from "../workload/workload.ts";
 import { edgeFront } from "./edge-front.ts";
 import { assignIsolates, type Stickiness } from "./sessions.ts";

@@ -3,8 +3,8 @@
  * counts, TTFT and end-to-end quantiles, throughput, imbalance of prefill work, and the rates and
  * counters that explain them.
  */
-import type { Engine, EngineRequest } from "../../../sim/engine/engine.ts";
-import { quantile, round } from "../../../sim/report/stats.ts";
+import type { Engine, EngineRequest } from "../engine/engine.ts";
+import { quantile, round } from "../report/stats.ts";
 import { interTokenLatency, spreadOf } from "./inter-token.ts";
 import type { PdFleet } from "./pd-fleet.ts";
 import type { PdResult, PolicyResult } from "./result-types.ts";
