@@ -56,7 +56,7 @@ function blockIssue(block: unknown, nested: boolean): FieldIssue | undefined {
     return { path: ["type"], message: "expected a non-empty string" };
   }
   // Own keys only: a block typed `constructor` or `__proto__` must not read Object's members.
-  for (const [field, kind] of Object.hasOwn(REQUIRED, type) ? REQUIRED[type] : []) {
+  for (const [field, kind] of (Object.hasOwn(REQUIRED, type) && REQUIRED[type]) || []) {
     const issue = fieldIssue(block, field, kind);
     if (issue) return issue;
   }
