@@ -215,7 +215,7 @@ export class SpeedLearner {
     let ratios = this.#ratios;
     if (except?.learned) {
       const k = ratios.indexOf(except.speed / except.prior);
-      ratios = [...ratios.slice(0, k), ...ratios.slice(k + 1)];
+      if (k >= 0) ratios = [...ratios.slice(0, k), ...ratios.slice(k + 1)];
     }
     const mid = ratios.length >> 1;
     if (ratios.length === 0) return 1;
