@@ -134,7 +134,7 @@ describe("CoreRouter: self-calibrated prefill speed", () => {
     const c = r.stats(end).origins.find((o) => o.id === "c");
     expect(c?.prefill.samples).toBeGreaterThanOrEqual(16);
     expect(Math.abs((c?.prefill.tokensPerSecond ?? 0) / 25_000 - 1)).toBeLessThan(0.1);
-  });
+  }, 60_000);
 
   it("a snapshot carries the learned speeds to the restored router", () => {
     TRUE_SPEED = MIXED;
