@@ -411,10 +411,11 @@ export class EdgeReplica {
       }
     }
     this.#since = { epoch: answer.epoch, version: answer.version };
-    this.#router.adoptBytesPerToken(answer.bytesPerToken);
+    // An older coordinator (a deploy rolling out) sends neither: what was read before stands.
+    if (answer.bytesPerToken) this.#router.adoptBytesPerToken(answer.bytesPerToken);
     for (const e of answer.load) {
       this.#router.adoptCapacity(e.id, e.capacity);
-      this.#router.adoptSpeed(e.id, e.speed, now);
+      if (e.speed) this.#router.adoptSpeed(e.id, e.speed, now);
     }
     this.#overlay.rebase(answer.load, now, this.#buffer.waitingEffects());
     this.#rate = answer.rate;
