@@ -57,7 +57,8 @@
  * ENGINE_FULL_TOKENS: one wild reading moves nothing, and one short measurement (mostly the
  * engine's fixed time and rounding: on real llama-servers one of 86 tokens read 213 tok/s
  * against its peers' 900, set the origin's speed alone, and `cost` sent it 2 of 200 requests)
- * sets nothing. Counters count as evidence for aging at ENGINE_WEIGHT samples a full one.
+ * sets nothing. Counters count as evidence for aging at ENGINE_WEIGHT samples a full one, in the
+ * part of the speed they set; a reading for an origin whose fit stands alone refits nothing.
  * Weighing each reading by how well it predicts TTFT was the alternative: it needs TTFT samples,
  * which is when the fit already answers.
  *
@@ -125,9 +126,10 @@ class OriginSpeed {
   evidenceAt = Number.NaN;
   /** A fit has run: the next starts from it (else from the prior, with Huber steps first). */
   fitted = false;
-  /** The last fit's speed, and its accepted samples (age-weighted) over FULL_EVIDENCE, to 1. */
+  /** The last fit's speed, and its accepted samples (age-weighted as of `fitAt`). */
   fitSpeed = Number.NaN;
-  fitShare = 0;
+  fitAccepted = 0;
+  fitAt = 0;
   /** The engine's counters' speed (`#readCounters`), NaN while they cover too few tokens. */
   counterSpeed = Number.NaN;
   readonly x = new Float64Array(WINDOW);
@@ -265,6 +267,11 @@ export class SpeedLearner {
     o.engineAt[i] = now;
     o.engineTokens[i] = tokens;
     o.engines++;
+    // The fit stands: the reading only informs the pool's bias.
+    if (o.fitted && fitShare(o, now) >= 1) {
+      this.#readCounters(o, now);
+      return false;
+    }
     return this.#refit(o, now);
   }
 
@@ -304,23 +311,26 @@ export class SpeedLearner {
         accepted = fit.accepted;
         o.fitted = true;
         o.fitSpeed = fitSpeed;
-        o.fitShare = Math.min(1, accepted / FULL_EVIDENCE);
+        o.fitAccepted = accepted;
+        o.fitAt = now;
       }
     }
     const counterMass = this.#readCounters(o, now);
     const hasFit = !Number.isNaN(fitSpeed);
     const hasCounters = !Number.isNaN(o.counterSpeed);
     if (!hasFit && !hasCounters) return this.age(now);
-    if (!hasCounters) o.speed = fitSpeed;
+    // The counters' part: none where the fit stands alone, all where there is none.
+    const share = !hasCounters ? 1 : hasFit ? fitShare(o, now) : 0;
+    if (share >= 1) o.speed = fitSpeed;
     else {
-      const corrected = clampSpeed(o.counterSpeed * this.#counterBias(o));
-      const share = hasFit ? o.fitShare : 0;
-      if (share >= 1) o.speed = fitSpeed;
-      else if (share <= 0) o.speed = corrected;
-      else o.speed = Math.exp(share * Math.log(fitSpeed) + (1 - share) * Math.log(corrected));
+      const corrected = clampSpeed(o.counterSpeed * this.#counterBias(o, now));
+      o.speed =
+        share <= 0
+          ? corrected
+          : Math.exp(share * Math.log(fitSpeed) + (1 - share) * Math.log(corrected));
     }
     o.learned = true;
-    o.evidence = accepted + counterMass;
+    o.evidence = accepted + (1 - share) * counterMass;
     o.evidenceAt = now;
     this.#ratios = null;
     return this.age(now) || o.speed !== before;
@@ -365,10 +375,11 @@ export class SpeedLearner {
    * predicts with (about 3 under co-batched decode, 1 on an idle engine). 1 when no origin has
    * both: counters are then taken at their word.
    */
-  #counterBias(except: OriginSpeed): number {
+  #counterBias(except: OriginSpeed, now: number): number {
     const ratios: number[] = [];
     for (const o of this.#bySlot) {
-      if (!o || o === except || !(o.fitShare >= 1) || Number.isNaN(o.counterSpeed)) continue;
+      if (!o?.fitted || o === except || Number.isNaN(o.counterSpeed)) continue;
+      if (fitShare(o, now) < 1) continue;
       ratios.push(o.fitSpeed / o.counterSpeed);
     }
     return ratios.length === 0 ? 1 : median(ratios.sort((a, b) => a - b));
@@ -487,6 +498,11 @@ function robustWeight(u: number, huber: boolean): number {
   if (a >= BIWEIGHT_CAP) return 0;
   const k = a / BIWEIGHT_CAP;
   return (1 - k * k) ** 2;
+}
+
+/** How far `o`'s fit stands alone at `now`: its accepted samples, aged, over FULL_EVIDENCE, to 1. */
+function fitShare(o: OriginSpeed, now: number): number {
+  return Math.min(1, (o.fitAccepted * decay(now - o.fitAt)) / FULL_EVIDENCE);
 }
 
 /** The median of a sorted, non-empty list. */
