@@ -197,6 +197,17 @@ describe("SpeedLearner", () => {
       expect(l.speed(C)).toBe(counted);
     });
 
+    it("a counters-only origin read before the pool's bias was known takes it once it is (real llama-servers: cpu-a kept its raw counters, 272 tok/s against its peers' 360-420, and got no more work)", () => {
+      const l = learner(10_000);
+      l.configure(B, 10_000);
+      l.measure(B, 6_000, 4096, 0);
+      expect(l.speed(B)).toBe(6_000);
+      const at = feed(l, origin(24_000, 20, 0.05, 24), 64, 1000);
+      for (let k = 0; k < 4; k++) l.measure(A, 8_000, 4096, at + k);
+      l.age(at + 10);
+      expect(within(l.speed(B), 18_000, 0.05)).toBe(true);
+    });
+
     it("a starved origin's aged TTFT evidence gives way to its bias-corrected counters", () => {
       const l = pool(24_000, 3);
       // B fitted at 12k long ago; its counters now read 6k beside A's bias of 3.

@@ -51,6 +51,9 @@
  * bias, the median over the other origins with full TTFT evidence and counters of fitted speed /
  * counter speed (1 when none has both: an idle engine's counters are unbiased and taken at their
  * word). Between the two, in log speed, by the fit's accepted samples (aged) over FULL_EVIDENCE.
+ * Such an origin's reading follows the bias at each `age`: on real llama-servers one read from
+ * its raw counters before any peer had both kept 272 tok/s against its peers' 360-420 and got no
+ * more work.
  * The bias is learned, not assumed: it follows the pool's load (3 under decode, 1 idle).
  * An origin's counter speed is the weighted median of its last ENGINE_WINDOW measurements, each
  * weighed by its tokens (up to ENGINE_FULL_TOKENS) and age, and counts only once they cover
@@ -132,6 +135,8 @@ class OriginSpeed {
   fitAt = 0;
   /** The engine's counters' speed (`#readCounters`), NaN while they cover too few tokens. */
   counterSpeed = Number.NaN;
+  /** The part of `speed` its bias-corrected counters set, as of the last fit (0: the fit alone). */
+  counterPart = 0;
   readonly x = new Float64Array(WINDOW);
   readonly y = new Float64Array(WINDOW);
   readonly t = new Float64Array(WINDOW);
@@ -204,6 +209,12 @@ export class SpeedLearner {
     let changed = false;
     for (const o of this.#bySlot) {
       if (!o?.learned) continue;
+      if (o.counterPart > 0) {
+        // Its counters' reading follows the pool's bias (learned after it, perhaps).
+        const speed = this.#evidenceSpeed(o, now);
+        if (speed !== o.speed) this.#ratios = null;
+        o.speed = speed;
+      }
       const next = this.#estimate(o, now);
       if (next !== o.estimate) changed = true;
       o.estimate = next;
@@ -316,24 +327,26 @@ export class SpeedLearner {
       }
     }
     const counterMass = this.#readCounters(o, now);
-    const hasFit = !Number.isNaN(fitSpeed);
-    const hasCounters = !Number.isNaN(o.counterSpeed);
-    if (!hasFit && !hasCounters) return this.age(now);
+    if (!o.fitted && Number.isNaN(o.counterSpeed)) return this.age(now);
     // The counters' part: none where the fit stands alone, all where there is none.
-    const share = !hasCounters ? 1 : hasFit ? fitShare(o, now) : 0;
-    if (share >= 1) o.speed = fitSpeed;
-    else {
-      const corrected = clampSpeed(o.counterSpeed * this.#counterBias(o, now));
-      o.speed =
-        share <= 0
-          ? corrected
-          : Math.exp(share * Math.log(fitSpeed) + (1 - share) * Math.log(corrected));
-    }
+    const share = Number.isNaN(o.counterSpeed) ? 1 : o.fitted ? fitShare(o, now) : 0;
+    o.counterPart = 1 - share;
+    o.speed = this.#evidenceSpeed(o, now);
     o.learned = true;
-    o.evidence = accepted + (1 - share) * counterMass;
+    o.evidence = accepted + o.counterPart * counterMass;
     o.evidenceAt = now;
     this.#ratios = null;
     return this.age(now) || o.speed !== before;
+  }
+
+  /** The fit's speed and the bias-corrected counters', in log speed, by `o.counterPart`. */
+  #evidenceSpeed(o: OriginSpeed, now: number): number {
+    if (o.counterPart <= 0) return o.fitSpeed;
+    const corrected = clampSpeed(o.counterSpeed * this.#counterBias(o, now));
+    if (o.counterPart >= 1) return corrected;
+    return Math.exp(
+      (1 - o.counterPart) * Math.log(o.fitSpeed) + o.counterPart * Math.log(corrected),
+    );
   }
 
   /**
