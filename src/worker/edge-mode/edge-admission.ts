@@ -3,7 +3,7 @@
  * Admission for an edge pool in this isolate (docs/architecture.md, "The Worker's edge path"):
  * the core's `Admission` over the isolate's replica (its `route` and `waitMs`, which reads the
  * coordinator's load vector plus this isolate's own records), as the pool's object holds one
- * over its router in object mode (pool-object/router-object.ts). A request is routed or shed
+ * over its router in object mode (objects/router-object.ts). A request is routed or shed
  * at once, or held until admission routes it (late binding, on the replica's view of that
  * moment) or sheds it, or its client leaves. What may free room (an end, a cancel, a reroute, a
  * sync answer, a held request's timer) calls `pump`.

@@ -11,7 +11,7 @@
  * several isolates syncing with one coordinator.
  */
 import { EdgeReplica } from "../../core/edge/edge-replica.ts";
-import type { PoolRef } from "../edge-routing/pool-stub.ts";
+import type { PoolRef } from "../objects/pool-stub.ts";
 import { EdgeAdmission } from "./edge-admission.ts";
 import { ReportBatches } from "./report-batches.ts";
 

@@ -21,10 +21,10 @@
  */
 import type { Settled } from "../../core/admission/admission.ts";
 import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
-import { type ColoProperties, coloGroup } from "../coordinator-object/colo-group.ts";
-import type { PoolRef } from "../edge-routing/pool-stub.ts";
 import { type Ledger, type Routed, type Waiter, waiterId } from "../edge-routing/route-request.ts";
 import { clientLeftError, shedError } from "../edge-routing/shed-error.ts";
+import { type ColoProperties, coloGroup } from "../objects/colo-group.ts";
+import type { PoolRef } from "../objects/pool-stub.ts";
 import { routerOutcome } from "../request-record/request-report.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
 import { announced, pump, syncOnce, syncWithin } from "./sync-loop.ts";

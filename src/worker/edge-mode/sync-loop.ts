@@ -34,9 +34,9 @@
  *   request hung for good.
  */
 import type { SyncAnswer, SyncRequest } from "../../core/edge/sync-protocol.ts";
-import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
-import type { SyncCall } from "../coordinator-object/rpc-types.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
+import type { SyncCall } from "../objects/edge-rpc-types.ts";
+import { coordinatorStub } from "../objects/edge-stubs.ts";
+import { withDeadline } from "../objects/with-deadline.ts";
 import type { EdgePool, SyncLoop } from "./replica-registry.ts";
 
 /** A request newer than this loop's takes the loop over. */

@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { RouterObject } from "../pool-object/router-object.ts";
+import { RouterObject } from "../objects/router-object.ts";
 import {
   chat,
   conversation,

@@ -23,19 +23,19 @@
 import type { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { Coordination } from "../../core/settings/edge-settings.ts";
-import type { Admitted } from "../pool-object/rpc-types.ts";
-import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
-import { fallbackRouters } from "./fallback-routers.ts";
-import { pendingReports } from "./pending-reports.ts";
 import {
   admitOnObject,
   type PoolRef,
   type PoolStub,
   poolStub,
   routeOnObject,
-} from "./pool-stub.ts";
+} from "../objects/pool-stub.ts";
+import type { Admitted } from "../objects/rpc-types.ts";
+import { DeadlineError, withDeadline } from "../objects/with-deadline.ts";
+import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
+import { fallbackRouters } from "./fallback-routers.ts";
+import { pendingReports } from "./pending-reports.ts";
 import { clientLeftError, shedError } from "./shed-error.ts";
-import { DeadlineError, withDeadline } from "./with-deadline.ts";
 
 /**
  * Where failover and the end of a routed request are reported, to whichever router issued the

@@ -10,14 +10,14 @@
 import type { AdmissionStats } from "../../core/admission/admission.ts";
 import type { ReplicaCounters } from "../../core/edge/edge-replica.ts";
 import type { RouterStats } from "../../core/router/router-types.ts";
-import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
-import type { CoordinatorState } from "../coordinator-object/rpc-types.ts";
 import { replicaRegistry } from "../edge-mode/replica-registry.ts";
 import { fallbackRouters } from "../edge-routing/fallback-routers.ts";
-import { poolStub } from "../edge-routing/pool-stub.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { ObjectState } from "../pool-object/rpc-types.ts";
+import type { CoordinatorState } from "../objects/edge-rpc-types.ts";
+import { coordinatorStub } from "../objects/edge-stubs.ts";
+import { poolStub } from "../objects/pool-stub.ts";
+import type { ObjectState } from "../objects/rpc-types.ts";
+import { withDeadline } from "../objects/with-deadline.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 import {
   currentSettings,

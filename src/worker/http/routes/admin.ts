@@ -12,10 +12,10 @@
  */
 import { Hono } from "hono";
 import { formatSettingsErrors, parseSettings } from "../../../core/settings/parse-settings.ts";
-import { coordinatorStub, rootStub } from "../../coordinator-object/edge-stubs.ts";
-import { type PoolRef, poolStub } from "../../edge-routing/pool-stub.ts";
-import { withDeadline } from "../../edge-routing/with-deadline.ts";
 import { ApiError, modelNotFound } from "../../errors/api-error.ts";
+import { coordinatorStub, rootStub } from "../../objects/edge-stubs.ts";
+import { type PoolRef, poolStub } from "../../objects/pool-stub.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
 import { OBJECT_TIMEOUT_MS, poolState, poolStates } from "../../observability/pool-state.ts";
 import { missingSecrets } from "../../settings/check-secrets.ts";
 import {
@@ -75,7 +75,7 @@ async function putSettings(env: Env, text: string, input: unknown): Promise<PutR
         await withDeadline(pushSettings(env, ref), OBJECT_TIMEOUT_MS);
         return [model, "applied"] as const;
       } catch (error) {
-        // The object takes them on its next request instead (see pool-object/rpc-types.ts).
+        // The object takes them on its next request instead (see objects/rpc-types.ts).
         console.warn(`settings push to ${model} failed: ${String(error)}`);
         return [model, "pending"] as const;
       }

@@ -13,12 +13,12 @@ import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
 import type { Priority } from "../../../core/router/router-types.ts";
 import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
-import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
 import { routeRequest } from "../../edge-routing/route-request.ts";
 import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
+import type { ColoProperties } from "../../objects/colo-group.ts";
 import { disaggregate } from "../../pd/disaggregate.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import {

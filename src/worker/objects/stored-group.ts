@@ -5,7 +5,7 @@
  * parse: then the object waits for the next caller to push them.
  */
 import { poolSettings } from "../../core/settings/settings-schema.ts";
-import type { StoredPool } from "../pool-object/snapshot-store.ts";
+import type { StoredPool } from "./snapshot-store.ts";
 
 export interface StoredGroup extends StoredPool {
   /** The coordinator's colo group (0 for the root). */

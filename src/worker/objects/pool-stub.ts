@@ -7,9 +7,9 @@
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import type { RouterObject } from "../pool-object/router-object.ts";
-import type { Admitted, IngestOutcome } from "../pool-object/rpc-types.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
+import type { RouterObject } from "./router-object.ts";
+import type { Admitted, IngestOutcome } from "./rpc-types.ts";
 
 export type PoolStub = DurableObjectStub<RouterObject>;
 

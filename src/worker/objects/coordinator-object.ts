@@ -26,14 +26,14 @@ import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
 import type { RootAnswer, SyncAnswer } from "../../core/edge/sync-protocol.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
-import { ObjectStart } from "../pool-object/object-start.ts";
-import type { SnapshotStore } from "../pool-object/snapshot-store.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import type { CoordinatorState, SyncCall } from "./edge-rpc-types.ts";
 import { coordinatorName, rootStub } from "./edge-stubs.ts";
-import type { CoordinatorState, SyncCall } from "./rpc-types.ts";
+import { ObjectStart } from "./object-start.ts";
+import type { SnapshotStore } from "./snapshot-store.ts";
 import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
+import { withDeadline } from "./with-deadline.ts";
 
 /** Delay between the first unsaved change and the snapshot that saves it. */
 const PERSIST_DELAY_MS = 10_000;

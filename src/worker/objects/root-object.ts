@@ -23,12 +23,12 @@ import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { changesIndex } from "../../core/engine-facts.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import { EngineFactBook } from "../pool-object/engine-fact-book.ts";
-import { ObjectStart } from "../pool-object/object-start.ts";
-import type { IngestOutcome } from "../pool-object/rpc-types.ts";
-import type { SnapshotStore } from "../pool-object/snapshot-store.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
-import type { RootState } from "./rpc-types.ts";
+import type { RootState } from "./edge-rpc-types.ts";
+import { EngineFactBook } from "./engine-fact-book.ts";
+import { ObjectStart } from "./object-start.ts";
+import type { IngestOutcome } from "./rpc-types.ts";
+import type { SnapshotStore } from "./snapshot-store.ts";
 import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
 
 export class RootObject extends DurableObject<Env> {
