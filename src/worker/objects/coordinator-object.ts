@@ -24,13 +24,14 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
-import type { RootAnswer, SyncAnswer } from "../../core/edge/sync-protocol.ts";
+import type { SyncAnswer } from "../../core/edge/sync-protocol.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
 import type { CoordinatorState, SyncCall } from "./edge-rpc-types.ts";
 import { coordinatorName, rootStub } from "./edge-stubs.ts";
 import { ObjectStart } from "./object-start.ts";
+import { withSettings } from "./settings-first.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
 import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
 import { withDeadline } from "./with-deadline.ts";
@@ -175,14 +176,17 @@ export class CoordinatorObject extends DurableObject<Env> {
     this.#rootAskedAt = now;
     const exchange = async () => {
       const stub = rootStub(this.env, held.model, held.pool);
-      const ask = () => stub.exchange(coordinator.rootReport(Date.now()), held.version);
-      let answer: RootAnswer | null = await withDeadline(ask(), ROOT_TIMEOUT_MS);
-      if (answer === null) {
-        await stub.applySettings(held.model, held.pool, held.version);
-        answer = await withDeadline(ask(), ROOT_TIMEOUT_MS);
-      }
+      const answer = await withSettings(
+        () =>
+          withDeadline(
+            stub.exchange(coordinator.rootReport(Date.now()), held.version),
+            ROOT_TIMEOUT_MS,
+          ),
+        () => stub.applySettings(held.model, held.pool, held.version),
+        `edge root of ${held.model}`,
+      );
       // A coordinator rebuilt meanwhile (new settings group) asks again at its next interval.
-      if (answer && this.#coordinator === coordinator) {
+      if (this.#coordinator === coordinator) {
         coordinator.onRootAnswer(answer, Date.now());
         this.#rootAnsweredAt = Date.now();
       }

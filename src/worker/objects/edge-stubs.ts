@@ -13,6 +13,7 @@ import type { CoordinatorObject } from "./coordinator-object.ts";
 import type { PoolRef } from "./pool-stub.ts";
 import type { RootObject } from "./root-object.ts";
 import type { IngestOutcome } from "./rpc-types.ts";
+import { withSettings } from "./settings-first.ts";
 
 export type CoordinatorStub = DurableObjectStub<CoordinatorObject>;
 export type RootStub = DurableObjectStub<RootObject>;
@@ -47,10 +48,9 @@ export async function ingestOnRoot(
   batch: EngineEventBatch,
 ): Promise<IngestOutcome> {
   const stub = rootStub(env, ref.model, ref.pool);
-  const first = await stub.ingest(batch, ref.version);
-  if (first !== null) return first;
-  await stub.applySettings(ref.model, ref.pool, ref.version);
-  const second = await stub.ingest(batch, ref.version);
-  if (second === null) throw new Error(`edge root of ${ref.model} refused its settings`);
-  return second;
+  return withSettings(
+    () => stub.ingest(batch, ref.version),
+    () => stub.applySettings(ref.model, ref.pool, ref.version),
+    `edge root of ${ref.model}`,
+  );
 }
