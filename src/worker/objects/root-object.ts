@@ -29,7 +29,7 @@ import { EngineFactBook } from "./engine-fact-book.ts";
 import { ObjectStart } from "./object-start.ts";
 import type { IngestOutcome } from "./rpc-types.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";
-import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
+import { parseStoredGroup, type StoredGroup } from "./stored-pool.ts";
 
 export class RootObject extends DurableObject<Env> {
   readonly #epoch = crypto.randomUUID();

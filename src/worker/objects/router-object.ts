@@ -8,12 +8,8 @@
  *   (which starts a retry) rather than thrown inside, which would reset the object in a loop.
  *   An unreadable snapshot is discarded: the index is a cache of beliefs, and starting empty
  *   beats refusing every request.
- * - Persistence: changes mark the router dirty and schedule an alarm; the alarm writes one
- *   snapshot for all changes since (at most one per PERSIST_DELAY_MS, so the hot path never
- *   serialises the index). Losing the last few seconds of learning on eviction costs a few
- *   cache misses, never a wrong answer.
- * - Leases: the alarm also expires leases whose completion never came, and keeps sweeping
- *   while any are outstanding, so `/admin/state` shows the true load of an idle pool.
+ * - Persistence and leases: a snapshot written by an alarm after changes, which also sweeps
+ *   expired leases (snapshot-alarm.ts, shared with the coordinators).
  * - Metrics: the reports the Worker sends with `complete` go to a `PoolMetrics` (counters,
  *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
  *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
@@ -40,19 +36,16 @@ import { changesIndex } from "../../core/engine-facts.ts";
 import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
-import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
+import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
 import { EngineFactBook } from "./engine-fact-book.ts";
 import { ObjectStart } from "./object-start.ts";
 import type { AdmitCall, Admitted, IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
+import { restoreSnapshot, SnapshotAlarm } from "./snapshot-alarm.ts";
 import type { SnapshotStore, StoredPool } from "./snapshot-store.ts";
-
-/** Delay between the first unsaved change and the snapshot that saves it. */
-const PERSIST_DELAY_MS = 10_000;
-/** Interval of the lease sweep while requests are outstanding and nothing else changes. */
-const LEASE_SWEEP_MS = 60_000;
+import { parseStoredPool } from "./stored-pool.ts";
 
 export class RouterObject extends DurableObject<Env> {
   /** Makes tickets of this start unique against those of earlier starts. */
@@ -63,8 +56,7 @@ export class RouterObject extends DurableObject<Env> {
   readonly #metrics = new PoolMetrics(Date.now());
   readonly #batches = new BatchLedger();
   readonly #facts = new EngineFactBook();
-  #dirty = false;
-  #alarmSet = false;
+  readonly #persist: SnapshotAlarm;
   #admission: Admission | null = null;
   /** Held requests' answers, by id; and what admission settled while it ran. */
   readonly #holding = new Map<string, (answer: Admitted) => void>();
@@ -73,13 +65,14 @@ export class RouterObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#persist = new SnapshotAlarm(ctx);
     this.#boot = new ObjectStart(
       ctx,
       (store) => {
         const now = Date.now();
         this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
         this.#facts.load(store);
-        const stored = parseStored(store.loadPool());
+        const stored = parseStoredPool(store.loadPool());
         if (stored) this.#install(stored, store);
       },
       "router object",
@@ -100,15 +93,7 @@ export class RouterObject extends DurableObject<Env> {
       model: stored.model,
       ticketPrefix: this.#ticketPrefix,
     });
-    const bytes = store.loadSnapshot();
-    if (bytes) {
-      try {
-        router.restore(bytes);
-      } catch (error) {
-        console.warn(`router ${stored.model}: discarding unreadable snapshot: ${String(error)}`);
-        store.clearSnapshot();
-      }
-    }
+    restoreSnapshot(store, router, `router ${stored.model}`);
     const now = Date.now();
     this.#facts.replay(store, (origin, events) => router.ingest(origin, events, now));
     this.#router = router;
@@ -119,14 +104,7 @@ export class RouterObject extends DurableObject<Env> {
   }
 
   #touch(): void {
-    this.#dirty = true;
-    this.#schedule(PERSIST_DELAY_MS);
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#alarmSet) return;
-    this.#alarmSet = true;
-    void this.ctx.storage.setAlarm(Date.now() + delayMs);
+    this.#persist.touch();
   }
 
   /** The router, if it holds settings at least as new as the caller's. */
@@ -303,25 +281,10 @@ export class RouterObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    this.#alarmSet = false;
-    const store = this.#ready();
     const router = this.#router;
-    if (!router) return;
-    const now = Date.now();
-    router.expire(now);
-    if (this.#dirty) {
-      store.saveSnapshot(router.snapshot());
-      this.#dirty = false;
-    }
-    if (router.outstanding > 0) this.#schedule(LEASE_SWEEP_MS);
+    this.#persist.run(
+      () => this.#ready(),
+      router && { snapshot: () => router.snapshot(), leases: router },
+    );
   }
-}
-
-/** Stored settings written by an earlier version may no longer parse: then wait for a push. */
-function parseStored(value: unknown): StoredPool | null {
-  if (value === null || typeof value !== "object") return null;
-  const { model, pool, version } = value as Partial<StoredPool>;
-  const parsed = poolSettings.safeParse(pool);
-  if (typeof model !== "string" || !parsed.success || !version) return null;
-  return { model, pool: parsed.data, version };
 }
