@@ -10,8 +10,8 @@
 import type { AdmissionStats } from "../../core/admission/admission.ts";
 import type { ReplicaCounters } from "../../core/edge/edge-replica.ts";
 import type { RouterStats } from "../../core/router/router-types.ts";
-import { replicaRegistry } from "../edge-mode/replica-registry.ts";
-import { fallbackRouters } from "../edge-routing/fallback-routers.ts";
+import { replicaRegistry } from "../coordination/edge/replica-registry.ts";
+import { fallbackRouters } from "../coordination/object/fallback-routers.ts";
 import { ApiError } from "../errors/api-error.ts";
 import type { CoordinatorState } from "../objects/edge-rpc-types.ts";
 import { coordinatorStub } from "../objects/edge-stubs.ts";

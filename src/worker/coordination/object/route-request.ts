@@ -20,22 +20,26 @@
  * lease the request will never use, so it is released at once rather than left to expire.
  */
 
-import type { CoreRouter } from "../../core/router/core-router.ts";
-import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
-import type { Coordination } from "../../core/settings/edge-settings.ts";
+import type { CoreRouter } from "../../../core/router/core-router.ts";
+import type {
+  FailureKind,
+  RouteDecision,
+  RouteRequest,
+} from "../../../core/router/router-types.ts";
+import type { Coordination } from "../../../core/settings/edge-settings.ts";
 import {
   admitOnObject,
   type PoolRef,
   type PoolStub,
   poolStub,
   routeOnObject,
-} from "../objects/pool-stub.ts";
-import type { Admitted } from "../objects/rpc-types.ts";
-import { DeadlineError, withDeadline } from "../objects/with-deadline.ts";
-import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
+} from "../../objects/pool-stub.ts";
+import type { Admitted } from "../../objects/rpc-types.ts";
+import { DeadlineError, withDeadline } from "../../objects/with-deadline.ts";
+import { type RequestReport, routerOutcome } from "../../request-record/request-report.ts";
+import { clientLeftError, shedError } from "../shed-error.ts";
 import { fallbackRouters } from "./fallback-routers.ts";
 import { pendingReports } from "./pending-reports.ts";
-import { clientLeftError, shedError } from "./shed-error.ts";
 
 /**
  * Where failover and the end of a routed request are reported, to whichever router issued the

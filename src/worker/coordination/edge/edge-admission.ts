@@ -13,10 +13,10 @@
  * request whose end frees room is another. Nor does it run timers: a Worker has none between
  * requests, so each held request wakes on its own (route-at-edge.ts).
  */
-import { Admission, type AdmissionStats, type Settled } from "../../core/admission/admission.ts";
-import type { EdgeReplica } from "../../core/edge/edge-replica.ts";
-import type { RouteRequest } from "../../core/router/router-types.ts";
-import type { AdmissionSettings } from "../../core/settings/admission-settings.ts";
+import { Admission, type AdmissionStats, type Settled } from "../../../core/admission/admission.ts";
+import type { EdgeReplica } from "../../../core/edge/edge-replica.ts";
+import type { RouteRequest } from "../../../core/router/router-types.ts";
+import type { AdmissionSettings } from "../../../core/settings/admission-settings.ts";
 
 export class EdgeAdmission {
   readonly #replica: EdgeReplica;

@@ -33,11 +33,11 @@
  *   died (workerd drops a dead request's continuations), and without the timer the waiting
  *   request hung for good.
  */
-import type { SyncAnswer, SyncRequest } from "../../core/edge/sync-protocol.ts";
-import type { SyncCall } from "../objects/edge-rpc-types.ts";
-import { coordinatorStub } from "../objects/edge-stubs.ts";
-import { withSettings } from "../objects/settings-first.ts";
-import { withDeadline } from "../objects/with-deadline.ts";
+import type { SyncAnswer, SyncRequest } from "../../../core/edge/sync-protocol.ts";
+import type { SyncCall } from "../../objects/edge-rpc-types.ts";
+import { coordinatorStub } from "../../objects/edge-stubs.ts";
+import { withSettings } from "../../objects/settings-first.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
 import type { EdgePool, SyncLoop } from "./replica-registry.ts";
 
 /** A request newer than this loop's takes the loop over. */

@@ -7,14 +7,13 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AdmissionStats } from "../../core/admission/admission.ts";
-import { promptKey } from "../../core/prompt/prompt-key.ts";
-import type { RouteDecision } from "../../core/router/router-types.ts";
-import type { Routed } from "../edge-routing/route-request.ts";
-import { ApiError } from "../errors/api-error.ts";
-import type { PoolRef } from "../objects/pool-stub.ts";
-import type { RequestReport } from "../request-record/request-report.ts";
-import { currentSettings } from "../settings/settings-cache.ts";
+import type { AdmissionStats } from "../../../core/admission/admission.ts";
+import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import type { RouteDecision } from "../../../core/router/router-types.ts";
+import { ApiError } from "../../errors/api-error.ts";
+import type { PoolRef } from "../../objects/pool-stub.ts";
+import type { RequestReport } from "../../request-record/request-report.ts";
+import { currentSettings } from "../../settings/settings-cache.ts";
 import {
   admin,
   chat,
@@ -26,7 +25,8 @@ import {
   pool,
   putSettings,
   waitFor,
-} from "../test/helpers.ts";
+} from "../../test/helpers.ts";
+import type { Routed } from "../object/route-request.ts";
 import { ReplicaRegistry } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { syncOnce } from "./sync-loop.ts";
