@@ -24,7 +24,7 @@ import type { RouteDecision, RouteRequest } from "../../../core/router/router-ty
 import { type ColoProperties, coloGroup } from "../../objects/colo-group.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import { routerOutcome } from "../../request-record/request-report.ts";
-import { type Ledger, type Routed, type Waiter, waiterId } from "../object/route-request.ts";
+import { type Ledger, type Routed, type Waiter, waiterId } from "../routed.ts";
 import { clientLeftError, shedError } from "../shed-error.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
 import { announced, pump, syncOnce, syncWithin } from "./sync-loop.ts";
@@ -82,7 +82,7 @@ async function decide(
 ): Promise<RouteDecision> {
   const { admission, replica } = pool;
   if (!waiter || !admission.enabled) return replica.route(request, Date.now());
-  // Named by this router, never by the client's x-request-id (route-request.ts, `waiterId`).
+  // Named by this router, never by the client's x-request-id (routed.ts, `waiterId`).
   const id = waiterId();
   const settled =
     admission.offer(id, request, Date.now()) ?? (await held(pool, env, id, waiter.signal));
