@@ -26,7 +26,7 @@ import {
   putSettings,
   waitFor,
 } from "../../test/helpers.ts";
-import type { Routed } from "../routed.ts";
+import type { Routed } from "../shared/routed.ts";
 import { ReplicaRegistry } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { syncOnce } from "./sync-loop.ts";

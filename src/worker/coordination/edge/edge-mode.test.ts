@@ -25,7 +25,7 @@ import {
   signBatch,
   waitFor,
 } from "../../test/helpers.ts";
-import type { Routed } from "../routed.ts";
+import type { Routed } from "../shared/routed.ts";
 import { type EdgePool, ReplicaRegistry } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { syncOnce } from "./sync-loop.ts";

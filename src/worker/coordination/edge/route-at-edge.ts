@@ -24,8 +24,8 @@ import type { RouteDecision, RouteRequest } from "../../../core/router/router-ty
 import { type ColoProperties, coloGroup } from "../../objects/colo-group.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import { routerOutcome } from "../../request-record/request-report.ts";
-import { type Ledger, type Routed, type Waiter, waiterId } from "../routed.ts";
-import { clientLeftError, shedError } from "../shed-error.ts";
+import { type Ledger, type Routed, type Waiter, waiterId } from "../shared/routed.ts";
+import { clientLeftError, shedError } from "../shared/shed-error.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
 import { announced, pump, syncOnce, syncWithin } from "./sync-loop.ts";
 

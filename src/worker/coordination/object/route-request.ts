@@ -32,8 +32,8 @@ import {
 import type { Admitted } from "../../objects/rpc-types.ts";
 import { DeadlineError, withDeadline } from "../../objects/with-deadline.ts";
 import { routerOutcome } from "../../request-record/request-report.ts";
-import { type Ledger, type Routed, type Waiter, waiterId } from "../routed.ts";
-import { clientLeftError, shedError } from "../shed-error.ts";
+import { type Ledger, type Routed, type Waiter, waiterId } from "../shared/routed.ts";
+import { clientLeftError, shedError } from "../shared/shed-error.ts";
 import { fallbackRouters } from "./fallback-routers.ts";
 import { pendingReports } from "./pending-reports.ts";
 

@@ -13,8 +13,7 @@ import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
 import type { Priority } from "../../../core/router/router-types.ts";
 import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
-import { routeAtEdge } from "../../coordination/edge/route-at-edge.ts";
-import { routeRequest } from "../../coordination/object/route-request.ts";
+import { frontFor } from "../../coordination/front.ts";
 import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
@@ -99,13 +98,11 @@ function completionsHandler(
     // request, in the object or in this isolate, under a name the router makes (`waiter`: its
     // client's abort signal, to leave the queue by).
     const waiter = { signal: c.req.raw.signal };
-    const routed =
-      pool.coordination === "edge"
-        ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
-            cf: c.req.raw.cf as ColoProperties | undefined,
-            waiter,
-          })
-        : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
+    const routed = await frontFor(c.env, ref).route(routeInput, {
+      ctx: c.executionCtx,
+      cf: c.req.raw.cf as ColoProperties | undefined,
+      waiter,
+    });
     record.decided(routed);
     const input = {
       env: c.env,

@@ -1,13 +1,13 @@
 /**
  * @module
- * What either coordination mode hands the rest of the Worker for one request (front.ts): the
+ * What either coordination mode hands the rest of the Worker for one request (../front.ts): the
  * decision (`Routed`), the `Ledger` that failover and the request's end report to, whichever
  * router issued the ticket, and the name a request waits under in admission (`waiterId`). Both
  * modes build these; neither imports the other.
  */
-import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
-import type { Coordination } from "../../core/settings/edge-settings.ts";
-import type { RequestReport } from "../request-record/request-report.ts";
+import type { FailureKind, RouteDecision } from "../../../core/router/router-types.ts";
+import type { Coordination } from "../../../core/settings/edge-settings.ts";
+import type { RequestReport } from "../../request-record/request-report.ts";
 
 /**
  * Where failover and the end of a routed request are reported, to whichever router issued the
