@@ -3,7 +3,7 @@
  * wall time there only), then the table and targets on stdout, the JSON and HTML on disk.
  */
 import { type CliOptions, UsageError } from "../args.ts";
-import { type Coordination, EDGE_STICKINESS, EDGE_TOPOLOGY } from "../edge/coordination.ts";
+import { type CoordinationSetup, EDGE_STICKINESS, EDGE_TOPOLOGY } from "../edge/coordination.ts";
 import { toJson, writeFile } from "../report/write.ts";
 import { formatFleet } from "../run/gpu-fleet.ts";
 import {
@@ -27,7 +27,7 @@ function objectiveOf(text: string) {
 }
 
 /** `--coordination`'s modes over bench:edge's default topology and the pool's sync settings. */
-function coordinationOf(options: CliOptions): Coordination[] {
+function coordinationOf(options: CliOptions): CoordinationSetup[] {
   return options.coordination.map((mode) => ({
     mode,
     topology: { ...EDGE_TOPOLOGY },

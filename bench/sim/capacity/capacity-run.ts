@@ -16,7 +16,7 @@
  */
 import { round } from "../../../sim/report/stats.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
-import type { Coordination, CoordinationMode } from "../edge/coordination.ts";
+import type { CoordinationMode, CoordinationSetup } from "../edge/coordination.ts";
 import { meanInterval, type RatioStats, ratioStats } from "../edge/paired-stats.ts";
 import { type Spread, spreadOf } from "../report/spread.ts";
 import { fleetChunks, formatFleet } from "../run/gpu-fleet.ts";
@@ -48,7 +48,7 @@ export interface CapacitySpec {
   resolution: number;
   maxProbes: number;
   /** Search each policy once per mode (empty: the pool's one router, no network time). */
-  coordination: readonly Coordination[];
+  coordination: readonly CoordinationSetup[];
 }
 
 export interface SeedSearch {
@@ -129,7 +129,7 @@ export interface CapacityResult {
 export interface EdgeCapacityRatio {
   policy: string;
   /** The edge topology and sync settings the edge mode ran with. */
-  edge: Omit<Coordination, "mode">;
+  edge: Omit<CoordinationSetup, "mode">;
   seeds: { seed: number; objectRps: number; edgeRps: number; ratio: number | null }[];
   /** Over seeds whose object capacity is positive. */
   ratio: RatioStats;
@@ -171,7 +171,7 @@ function atCapacityOf(searches: readonly SeedSearch[], fleetOracle: Map<number, 
 interface Variant {
   choice: PolicyChoice;
   prefillCalibration: number;
-  coordination: Coordination | undefined;
+  coordination: CoordinationSetup | undefined;
   objective: Objective;
 }
 

@@ -7,7 +7,7 @@
  */
 import { round } from "../../../sim/report/stats.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
-import { type Coordination, routingOf } from "../edge/coordination.ts";
+import { type CoordinationSetup, routingOf } from "../edge/coordination.ts";
 import type { PolicyResult } from "../run/result-types.ts";
 import { type BenchSpec, runPolicy } from "../run/runner.ts";
 import type { Workload } from "../workload/workload.ts";
@@ -26,7 +26,7 @@ export interface ProbeTask {
   objective: Objective;
   /** Routed as this coordination mode runs it (../edge/coordination.ts); absent: the pool's one
    * router with no network time, as `npm run bench` replays. */
-  coordination?: Coordination | undefined;
+  coordination?: CoordinationSetup | undefined;
 }
 
 export interface ProbeRecord {
