@@ -19,33 +19,25 @@
  *   that moment) or is shed, and `leave` frees the place of a client that went. Whatever may
  *   free room (a completion, a cancel, a reroute, an engine report, settings) pumps the queue,
  *   and one timer wakes it when the estimate drains or the oldest request's time is up.
- * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
- *   than the origin's last, not made ahead of the clock). Engine facts (health, KV capacity)
- *   live in an `EngineFactBook`, written when a batch changes them and stated again to the
- *   router at start, so a restart does not bring a `down` or `draining` origin back `up`. A
- *   batch that changes state (its facts, or the index: a cache reset, kv events) leaves its
- *   mark in storage before the answer goes out, so a restart does not reopen replays of it;
- *   other batches are not written (the reporter sends load, and restates health and capacity,
- *   every interval: a write a second per origin), and a replay of one changes nothing that the
- *   engine's next report does not overwrite within an interval.
+ * - Webhook batches: applied once each, in order, with their marks and the engines' facts
+ *   kept in storage (webhook-book.ts, shared with the edge root); the facts are stated again
+ *   to the router at start, so a restart does not bring a `down` or `draining` origin back `up`.
  */
 import { DurableObject } from "cloudflare:workers";
 import { Admission, type Settled } from "../../core/admission/admission.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
-import { changesIndex } from "../../core/engine-facts.ts";
-import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
-import { EngineFactBook } from "./engine-fact-book.ts";
 import { ObjectStart } from "./object-start.ts";
 import type { AdmitCall, Admitted, IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
 import { restoreSnapshot, SnapshotAlarm } from "./snapshot-alarm.ts";
 import type { SnapshotStore, StoredPool } from "./snapshot-store.ts";
 import { parseStoredPool } from "./stored-pool.ts";
+import { WebhookBook } from "./webhook-book.ts";
 
 export class RouterObject extends DurableObject<Env> {
   /** Makes tickets of this start unique against those of earlier starts. */
@@ -54,8 +46,7 @@ export class RouterObject extends DurableObject<Env> {
   #router: CoreRouter | null = null;
   #held: StoredPool | null = null;
   readonly #metrics = new PoolMetrics(Date.now());
-  readonly #batches = new BatchLedger();
-  readonly #facts = new EngineFactBook();
+  readonly #webhooks = new WebhookBook();
   readonly #persist: SnapshotAlarm;
   #admission: Admission | null = null;
   /** Held requests' answers, by id; and what admission settled while it ran. */
@@ -70,8 +61,7 @@ export class RouterObject extends DurableObject<Env> {
       ctx,
       (store) => {
         const now = Date.now();
-        this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
-        this.#facts.load(store);
+        this.#webhooks.load(store, now);
         const stored = parseStoredPool(store.loadPool());
         if (stored) this.#install(stored, store);
       },
@@ -95,7 +85,7 @@ export class RouterObject extends DurableObject<Env> {
     });
     restoreSnapshot(store, router, `router ${stored.model}`);
     const now = Date.now();
-    this.#facts.replay(store, (origin, events) => router.ingest(origin, events, now));
+    this.#webhooks.replay(store, (origin, events) => router.ingest(origin, events, now));
     this.#router = router;
     this.#held = stored;
     this.#admission = new Admission(router, stored.pool.admission, (id, s) =>
@@ -226,21 +216,16 @@ export class RouterObject extends DurableObject<Env> {
   ingest(batch: EngineEventBatch, version: PoolVersion): IngestOutcome | null {
     const router = this.#routerFor(version);
     if (!router) return null;
-    const { origin, id, at, events } = batch;
     const now = Date.now();
-    const verdict = this.#batches.check(origin, id, at, now);
-    if (verdict === "stale") return { verdict, lastAt: this.#batches.lastAt(origin) };
-    if (verdict !== "apply") return { verdict };
-    if (!router.ingest(origin, events, now)) return { verdict: "unknown-origin" };
-    this.#batches.record(origin, id, at, now);
-    this.#pump();
-    // Load and restated facts change nothing stored; saving for them would write every second.
-    const store = this.#ready();
-    if (this.#facts.note(store, origin, events) || changesIndex(events)) {
-      store.saveMark(origin, { id, at });
-      this.#touch();
-    }
-    return { verdict: "applied" };
+    const { outcome, stored } = this.#webhooks.ingest(
+      () => this.#ready(),
+      batch,
+      (origin, events) => router.ingest(origin, events, now),
+      now,
+      () => this.#pump(),
+    );
+    if (stored) this.#touch();
+    return outcome;
   }
 
   /** Take the pool's settings, unless the object already holds newer ones. */
@@ -258,7 +243,7 @@ export class RouterObject extends DurableObject<Env> {
     } else {
       this.#install(stored, store);
     }
-    this.#facts.retain(
+    this.#webhooks.retain(
       store,
       pool.origins.map((o) => o.id),
     );
