@@ -5,9 +5,9 @@
  * standing for the pool on the dashboard, and this isolate's replica), as the pool's front
  * (coordination/front.ts) gives them, and this isolate's settings status and fallback router
  * (the isolate's, whatever the pool's mode now). Origin URLs are shown without credentials or
- * query strings: those may hold keys. An object that does not
- * answer within OBJECT_TIMEOUT_MS is reported as such (`objectError`), never as an error of the
- * whole page, so one stuck pool cannot hide the others.
+ * query strings: those may hold keys. An object that does not answer within OBJECT_TIMEOUT_MS
+ * is reported as such (`objectError`), never as an error of the whole page, so one stuck pool
+ * cannot hide the others.
  */
 import type { RouterStats } from "../../core/router/router-types.ts";
 import { frontFor, type ReplicaState } from "../coordination/front.ts";
