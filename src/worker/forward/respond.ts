@@ -8,7 +8,7 @@ import { ApiError } from "../errors/api-error.ts";
 import type { RequestOutcome } from "../request-record/request-report.ts";
 import type { Failed, ForwardInput, Served, Started } from "./failover.ts";
 import { clientHeaders } from "./origin-request.ts";
-import { sseErrorEnding } from "./sse-ending.ts";
+import { anthropicSseErrorEnding, sseErrorEnding } from "./sse-ending.ts";
 import { scanModeOf, UsageScanner } from "./usage-scanner.ts";
 import { type BreakKind, type TapEnd, tapUsage } from "./usage-tap.ts";
 
@@ -67,8 +67,11 @@ export function respond(
     return new Response(null, init);
   }
   const idleMs = input.pool.streamIdleTimeoutMs;
+  // Each API's stream ends in its own error event (sse-ending.ts).
   const ending = (kind: BreakKind, atBoundary: boolean) =>
-    sseErrorEnding(errorCode(kind), errorMessage(kind, idleMs), atBoundary);
+    input.record.api === "messages"
+      ? anthropicSseErrorEnding(errorMessage(kind, idleMs), atBoundary)
+      : sseErrorEnding(errorCode(kind), errorMessage(kind, idleMs), atBoundary);
   const { stream, ended } = tapUsage(body.reader, body.first, new UsageScanner(mode), {
     idleMs,
     ending: mode === "sse" ? ending : null,

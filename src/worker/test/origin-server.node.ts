@@ -4,7 +4,8 @@
  * streams, redirects. An origin's settings URL chooses its behaviour:
  *   <originBase>/<behaviour>/<name>   e.g. http://127.0.0.1:PORT/ok/a
  * - ok:        answers at once (SSE when `stream` is true, else JSON) with usage including
- *              prompt_tokens_details.cached_tokens = CACHED_TOKENS.
+ *              prompt_tokens_details.cached_tokens = CACHED_TOKENS; on `/v1/messages` (and its
+ *              count_tokens) in Anthropic's shape (anthropic-origin.node.ts).
  * - hold:      sends headers and a first chunk, then waits for GET /_release/<name> (or
  *              HOLD_MAX_MS) before finishing like `ok`: keeps requests outstanding on purpose.
  * - fail500, fail429 (Retry-After: 7), hang (never answers), midstream (one whole SSE event in
@@ -26,6 +27,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { anthropicJson, anthropicSse, isMessagesPath } from "./anthropic-origin.node.ts";
 import {
   CACHED_TOKENS,
   FORWARDING_HEADERS,
@@ -45,6 +47,8 @@ function received(req: IncomingMessage, body: Buffer): Record<string, string> {
     "x-router-session",
     "x-hop",
     "x-custom",
+    "anthropic-version",
+    "anthropic-beta",
     ...STEERING_HEADERS,
     ...FORWARDING_HEADERS,
   ];
@@ -197,6 +201,13 @@ export async function startTestOrigins(): Promise<TestOrigins> {
       }
       case "ok":
       case "hold": {
+        const path = req.url ?? "";
+        if (isMessagesPath(path)) {
+          res.writeHead(200, { "content-type": type, ...echo });
+          if (stream) for (const chunk of anthropicSse(name, body)) res.write(chunk);
+          res.end(stream ? undefined : anthropicJson(path, name, body));
+          return;
+        }
         if (!stream) {
           if (behaviour === "hold") await held(name);
           res.writeHead(200, { "content-type": "application/json", ...echo });
