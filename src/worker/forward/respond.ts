@@ -48,6 +48,9 @@ export function respond(
   const finish = (end: TapEnd, log: boolean) => {
     // A broken stream's usage, if any came, is not the engine's account of a finished request.
     const usage = broken(end) ? {} : end.usage;
+    if (end.kind === "end") {
+      input.answered?.({ origin: served.origin, status: response.status, usage: end.usage });
+    }
     const report = input.record.finish(requestOutcome(end, response.status), {
       ...usage,
       ttfbMs,

@@ -16,6 +16,7 @@ import { healthzRoutes } from "./routes/healthz.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { modelsRoutes } from "./routes/models.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 
 export const app = new Hono<AppEnv>()
   .use(requestId())
@@ -26,6 +27,7 @@ export const app = new Hono<AppEnv>()
   .route("/v1", completionsRoutes)
   .route("/v1", messagesRoutes)
   .route("/v1", modelsRoutes)
+  .route("/v1", responsesRoutes)
   .route("/v1", engineEventsRoutes)
   .route("/admin", adminRoutes);
 

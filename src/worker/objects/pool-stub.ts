@@ -27,7 +27,11 @@ export function poolStub(env: Env, ref: PoolRef): PoolStub {
 }
 
 /** `call` on the pool's object, bringing it the caller's settings first if it asks for them. */
-function onObject<T>(stub: PoolStub, ref: PoolRef, call: () => Promise<T | null>): Promise<T> {
+export function onObject<T>(
+  stub: PoolStub,
+  ref: PoolRef,
+  call: () => Promise<T | null>,
+): Promise<T> {
   const push = () => stub.applySettings(ref.model, ref.pool, ref.version);
   return withSettings(call, push, `router object for ${ref.model}`);
 }

@@ -22,21 +22,36 @@
  * - Webhook batches: applied once each, in order, with their marks and the engines' facts
  *   kept in storage (webhook-book.ts, shared with the edge root); the facts are stated again
  *   to the router at start, so a restart does not bring a `down` or `draining` origin back `up`.
+ * - Stored responses (OpenAI Responses; stored-response-book.ts): which origin stored each
+ *   response id, written through to storage; `routeStored` pins a follow-up there
+ *   (core/responses/stored-route.ts). Edge pools keep theirs here too (the RPCs that take
+ *   the pool's limits need no router), so a follow-up finds its origin from any isolate.
  */
 import { DurableObject } from "cloudflare:workers";
 import { Admission, type Settled } from "../../core/admission/admission.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
+import type { StoredResponse } from "../../core/responses/stored-responses.ts";
+import { type StoredRoute, storedRoute } from "../../core/responses/stored-route.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
+import type { StoredResponseSettings } from "../../core/settings/stored-response-settings.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
 import { ObjectStart } from "./object-start.ts";
-import type { AdmitCall, Admitted, IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
+import type {
+  AdmitCall,
+  Admitted,
+  IngestOutcome,
+  ObjectState,
+  RouteCall,
+  StoredRouteCall,
+} from "./rpc-types.ts";
 import { restoreSnapshot, SnapshotAlarm } from "./snapshot-alarm.ts";
 import type { SnapshotStore, StoredPool } from "./snapshot-store.ts";
 import { parseStoredPool } from "./stored-pool.ts";
+import { StoredResponseBook } from "./stored-response-book.ts";
 import { WebhookBook } from "./webhook-book.ts";
 
 export class RouterObject extends DurableObject<Env> {
@@ -53,6 +68,9 @@ export class RouterObject extends DurableObject<Env> {
   readonly #holding = new Map<string, (answer: Admitted) => void>();
   readonly #settled: [string, Settled][] = [];
   #wake: ReturnType<typeof setTimeout> | undefined;
+  #responses: StoredResponseBook | null = null;
+  /** Tickets of pinned follow-ups: `-` is no base-36 digit, so none is the router's. */
+  #pinned = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -172,6 +190,45 @@ export class RouterObject extends DurableObject<Env> {
     this.#admitted(now);
   }
 
+  #storedResponses(): StoredResponseBook {
+    this.#ready();
+    this.#responses ??= new StoredResponseBook(this.ctx.storage);
+    return this.#responses;
+  }
+
+  /**
+   * A follow-up of a stored response: leased to the origin that stored it, or why it cannot be
+   * (core/responses/stored-route.ts); null as for `route`. No admission: the request cannot
+   * wait for another origin, and the engine's own queue holds it.
+   */
+  routeStored(call: StoredRouteCall): StoredRoute | null {
+    const router = this.#routerFor(call.version);
+    const limits = this.#held?.pool.storedResponses;
+    if (!router || !limits) return null;
+    const { responseId, version: _, ...request } = call;
+    const now = Date.now();
+    const stored = this.#storedResponses().lookup(responseId, limits, now);
+    const ticket = `${this.#ticketPrefix}pin-${(this.#pinned++).toString(36)}`;
+    const routed = storedRoute(router, stored, request, ticket, now);
+    if (routed.kind === "routed") this.#touch();
+    return routed;
+  }
+
+  /** `origin` stored response `id` (the Worker saw its id in the answer). */
+  rememberResponse(id: string, origin: string, limits: StoredResponseSettings): void {
+    this.#storedResponses().remember(id, origin, limits, Date.now());
+  }
+
+  /** Where response `id` is stored, or null (edge pools: their replicas route the follow-up). */
+  storedResponse(id: string, limits: StoredResponseSettings): StoredResponse | null {
+    return this.#storedResponses().lookup(id, limits, Date.now());
+  }
+
+  /** Response `id` was deleted at its origin. False if it was not known. */
+  forgetResponse(id: string, limits: StoredResponseSettings): boolean {
+    return this.#storedResponses().forget(id, limits, Date.now());
+  }
+
   /** The ticket's origin failed before its first byte; `next` is tried instead. */
   reroute(ticket: string, failure: FailureKind, next: string): number | null {
     this.#ready();
@@ -269,7 +326,19 @@ export class RouterObject extends DurableObject<Env> {
     const router = this.#router;
     this.#persist.run(
       () => this.#ready(),
-      router && { snapshot: () => router.snapshot(), leases: router },
+      router && {
+        snapshot: () => router.snapshot(),
+        // Stored response ids past their time go with the expired leases.
+        leases: {
+          expire: (now: number) => {
+            router.expire(now);
+            this.#responses?.sweep(now);
+          },
+          get outstanding() {
+            return router.outstanding;
+          },
+        },
+      },
     );
   }
 }

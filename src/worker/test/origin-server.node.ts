@@ -16,6 +16,7 @@
  * - redirect:        307 to an internal address (`REDIRECT_LOCATION`).
  * Stalled and hung answers end at HOLD_MAX_MS if the router has not closed them by then.
  * - P/D engines (pd-prefill, pd-decode, pd-reject, sgl-prefill, sgl-decode): pd-origin.node.ts.
+ * - `ok` also speaks OpenAI's Responses API, with a store per origin: responses-origin.node.ts.
  * Every answer is a pure function of the request, so a test can fetch the origin directly and
  * compare bytes. Each response says what the origin received (x-test-* headers);
  * GET /_hits/<name> counts requests per origin name, GET /_aborted/<name> those whose
@@ -36,6 +37,7 @@ import {
   STEERING_HEADERS,
 } from "./fixture.ts";
 import { pdOrigin } from "./pd-origin.node.ts";
+import { responsesOrigin } from "./responses-origin.node.ts";
 
 const HOLD_MAX_MS = 8000;
 
@@ -102,6 +104,7 @@ export async function startTestOrigins(): Promise<TestOrigins> {
   const aborted = new Map<string, number>();
   const receivedBy = new Map<string, ReceivedRequest[]>();
   const pdAnswer = pdOrigin();
+  const responsesAnswer = responsesOrigin();
   const holds = new Map<string, (() => void)[]>();
   const sockets = new Set<Socket>();
   const count = (counter: Map<string, number>, name: string) =>
@@ -157,6 +160,7 @@ export async function startTestOrigins(): Promise<TestOrigins> {
       res.end();
     };
     if (await pdAnswer(behaviour, name, req, res, { json, body, echo, ok })) return;
+    if (behaviour === "ok" && responsesAnswer(name, req, res, { json, body, echo })) return;
     switch (behaviour) {
       case "fail500":
         res.writeHead(500, { "content-type": "application/json", ...echo });

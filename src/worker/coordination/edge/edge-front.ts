@@ -11,6 +11,7 @@ import { answerWithin } from "../../objects/with-deadline.ts";
 import type { PoolFront, ReplicaState } from "../shared/pool-front.ts";
 import { replicaRegistry } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
+import { routeStoredAtEdge } from "./route-stored-at-edge.ts";
 
 export function edgeFront(env: Env, ref: PoolRef): PoolFront {
   const { model, pool, version } = ref;
@@ -18,6 +19,8 @@ export function edgeFront(env: Env, ref: PoolRef): PoolFront {
   return {
     route: (request, { ctx, cf, waiter }) =>
       routeAtEdge(env, ctx, ref, request, { cf, ...(waiter ? { waiter } : {}) }),
+    routeStored: (responseId, request, { ctx, cf }) =>
+      routeStoredAtEdge(env, ctx, ref, responseId, request, cf),
     ingest: (batch) => ingestOnRoot(env, ref, batch),
     async pushSettings() {
       await Promise.all([

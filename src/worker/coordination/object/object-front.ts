@@ -9,10 +9,12 @@ import type { ObjectState } from "../../objects/rpc-types.ts";
 import { answerWithin } from "../../objects/with-deadline.ts";
 import type { PoolFront } from "../shared/pool-front.ts";
 import { routeRequest } from "./route-request.ts";
+import { routeStored } from "./route-stored.ts";
 
 export function objectFront(env: Env, ref: PoolRef): PoolFront {
   return {
     route: (request, { ctx, waiter }) => routeRequest(env, ctx, ref, request, waiter),
+    routeStored: (responseId, request) => routeStored(env, ref, responseId, request),
     ingest: (batch) => ingestOnObject(poolStub(env, ref), ref, batch),
     async pushSettings() {
       await poolStub(env, ref).applySettings(ref.model, ref.pool, ref.version);

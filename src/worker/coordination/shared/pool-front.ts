@@ -54,6 +54,11 @@ export interface CoordinationState {
 export interface PoolFront {
   /** One routing decision for a request, and the ledger its failover and end report to. */
   route(request: RouteRequest, options: RouteOptions): Promise<Routed>;
+  /**
+   * A Responses follow-up: the decision that sends it to the origin that stored
+   * `responseId`, or the error that says why not (stored-responses/).
+   */
+  routeStored(responseId: string, request: RouteRequest, options: RouteOptions): Promise<Routed>;
   /** An engine's webhook batch, applied by whichever object takes the pool's webhooks. */
   ingest(batch: EngineEventBatch): Promise<IngestOutcome>;
   /** The pool's objects take its settings now (they would on their next call otherwise). */

@@ -6,6 +6,8 @@
  */
 import type { PromptKey } from "../../../core/prompt/prompt-key.ts";
 import type { CredentialOf } from "../../access/client-access.ts";
+import type { Answered } from "../../forward/failover.ts";
+import type { PoolRef } from "../../objects/pool-stub.ts";
 import type { LlmApiName } from "../../request-record/request-report.ts";
 
 /** The routing fields every API's validated body has. */
@@ -30,4 +32,18 @@ export interface LlmApi<Body extends RoutingFields = RoutingFields> {
    * cannot serve a request whole; an API without legs is refused there (`pdUnsupported`).
    */
   readonly pdLegs: boolean;
+  /**
+   * The stored response the request continues (Responses' `previous_response_id`): it is then
+   * routed to the origin that stored it, not by the pool's policy (stored-responses/).
+   */
+  continues?(body: Body): string | undefined;
+  /** Told when an answer ended whole (Responses: where a stored response now lives). */
+  answered?(body: Body, answer: Answered, at: AnswerContext): void;
+}
+
+/** Where an answer was served, for `LlmApi.answered`. */
+export interface AnswerContext {
+  readonly env: Env;
+  readonly ctx: Pick<ExecutionContext, "waitUntil">;
+  readonly ref: PoolRef;
 }

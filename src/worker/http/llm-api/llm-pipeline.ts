@@ -15,6 +15,7 @@ import type { Priority } from "../../../core/router/router-types.ts";
 import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
 import { frontFor } from "../../coordination/front.ts";
 import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
+import type { Answered } from "../../forward/failover.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
 import type { ColoProperties } from "../../objects/colo-group.ts";
@@ -124,11 +125,14 @@ export function llmHandler<Body extends RoutingFields>(
     // request, in the object or in this isolate, under a name the router makes (`waiter`: its
     // client's abort signal, to leave the queue by).
     const waiter = { signal: c.req.raw.signal };
-    const routed = await frontFor(c.env, ref).route(routeInput, {
-      ctx: c.executionCtx,
-      cf: c.req.raw.cf as ColoProperties | undefined,
-      waiter,
-    });
+    const front = frontFor(c.env, ref);
+    const options = { ctx: c.executionCtx, cf: c.req.raw.cf as ColoProperties | undefined, waiter };
+    // A Responses follow-up goes where its stored response lives (stored-responses/).
+    const continues = api.continues?.(body);
+    const routed =
+      continues !== undefined
+        ? await front.routeStored(continues, routeInput, options)
+        : await front.route(routeInput, options);
     record.decided(routed);
     const input = {
       env: c.env,
@@ -144,6 +148,10 @@ export function llmHandler<Body extends RoutingFields>(
       },
       json,
       record,
+      answered:
+        api.answered &&
+        ((answer: Answered) =>
+          api.answered?.(body, answer, { env: c.env, ctx: c.executionCtx, ref })),
     };
     // A decision with a prefill origin takes two legs (src/worker/pd/); any other, one origin.
     return routed.decision.prefill ? disaggregate(input) : forward(input);
