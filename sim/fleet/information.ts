@@ -7,6 +7,10 @@
  * settings (the profile's nominal speed x `--prefill-calibration`).
  *
  * - load reports: engine running / waiting / KV usage, every `intervalMs`, `delayMs` late.
+ * - prefill rates: with this router's load reports, the engine's own prefill counters (prompt
+ *   tokens over prompt seconds, differenced by the reporter, tools/reporter/reporter-state.ts),
+ *   which this router's learner reads (src/core/router/speed-learner.ts); no baseline's router
+ *   reads an engine's prefill counters.
  *   llm-d's gateway scrapes every 50 ms (GIE `refreshMetricsInterval`); SGLang's power-of-two
  *   polls every 5 s (`load_check_interval_secs`); cache-aware and prefix-hash read only their
  *   own request counts, and Dynamo its own active sequences, so they get none.
@@ -21,6 +25,8 @@ import type { IndexFeed } from "../../src/core/router/index-feed.ts";
 export interface Information {
   /** Engine load reports, or null when the policy's router reads none. */
   readonly loadReports: { readonly intervalMs: number; readonly delayMs: number } | null;
+  /** `prefill-rate` events with the load reports (this router's reporter sends them). */
+  readonly prefillRates: boolean;
   readonly indexFeed: IndexFeed;
   /** Delay of the engines' KV events (with the "engine-events" feed). */
   readonly kvEventDelayMs: number;
@@ -49,12 +55,15 @@ export const READS_PREFILL_SPEED: ReadonlySet<PolicyType> = new Set(["cost"]);
 export function informationOf(policy: PolicyType, d: Deployment): Information {
   const own = {
     loadReports: { intervalMs: d.reportIntervalMs, delayMs: d.reportDelayMs },
+    prefillRates: true,
     indexFeed: "router" as const,
     kvEventDelayMs: d.engineDelayMs,
     firstToken: false,
     prefillCalibration: d.prefillCalibration,
   };
   const scraped = { intervalMs: SCRAPE_INTERVAL_MS, delayMs: d.engineDelayMs };
+  // A baseline's router reads its engines itself, or not at all: never their prefill counters.
+  const upstream = { ...own, prefillRates: false };
   switch (policy) {
     case "round-robin":
     case "random":
@@ -63,16 +72,19 @@ export function informationOf(policy: PolicyType, d: Deployment): Information {
     case "cost":
       return own;
     case "power-of-two":
-      return { ...own, loadReports: { intervalMs: POLL_INTERVAL_MS, delayMs: d.engineDelayMs } };
+      return {
+        ...upstream,
+        loadReports: { intervalMs: POLL_INTERVAL_MS, delayMs: d.engineDelayMs },
+      };
     case "prefix-hash":
     case "cache-aware":
-      return { ...own, loadReports: null };
+      return { ...upstream, loadReports: null };
     case "llm-d":
-      return { ...own, loadReports: scraped };
+      return { ...upstream, loadReports: scraped };
     case "llm-d-precise":
-      return { ...own, loadReports: scraped, indexFeed: "engine-events" };
+      return { ...upstream, loadReports: scraped, indexFeed: "engine-events" };
     case "dynamo":
-      return { ...own, loadReports: null, indexFeed: "engine-events", firstToken: true };
+      return { ...upstream, loadReports: null, indexFeed: "engine-events", firstToken: true };
     default: {
       const unknown: never = policy;
       throw new Error(`no information model for ${unknown}`);

@@ -36,6 +36,7 @@
  */
 import type { LoadBoardOptions, OriginLoadView } from "../load-board/load-board.ts";
 import { prefillWork } from "../prefill-work.ts";
+import { pinnedDecision, STORED_RESPONSE_REASON } from "../responses/stored-route.ts";
 import { CoreRouter } from "../router/core-router.ts";
 import type {
   FailureKind,
@@ -109,6 +110,8 @@ export class EdgeReplica {
   readonly #own = new DecayedRate();
   #hot: readonly HotPrefixEntry[] = [];
   #syncing = false;
+  /** Tickets of pinned requests (`routeTo`): `-` is no base-36 digit, so none is the router's. */
+  #pinned = 0;
   /**
    * Long prefills announced before they start: queued (the record waits for a sync), sent (in
    * the batch in flight), or the time its answer came.
@@ -249,6 +252,37 @@ export class EdgeReplica {
   }
 
   /**
+   * A request pinned to `origin` (a Responses follow-up: core/responses/stored-route.ts): no
+   * policy, leased and claimed there (`record`) and queued for the coordinator as `route`'s
+   * decisions are. Null when `origin` is not in this replica's settings.
+   */
+  routeTo(origin: string, request: RouteRequest, now: number): RouteDecision | null {
+    this.#lastRequestAt = now;
+    const hashes = strided(request.chunkHashes, this.#pool.edge.chunkStride);
+    const ticket = `${this.isolate}-pin-${(this.#pinned++).toString(36)}`;
+    const { promptBytes } = request;
+    const promptTokens = this.#router.promptTokens(request);
+    const reason = STORED_RESPONSE_REASON;
+    const route = {
+      origin,
+      parent: null,
+      run: Array.from(hashes),
+      promptTokens,
+      promptBytes,
+      reason,
+    };
+    const claim = this.#router.record(ticket, route, now);
+    if (claim === null) return null;
+    const decision = pinnedDecision(this.#router, origin, ticket, promptTokens, claim.heldChunks);
+    const effect = this.#effect(origin, promptTokens, decision.matchedTokens, now);
+    this.#own.add(effect.work, now);
+    this.#live.set(ticket, effect);
+    this.#overlay.add(effect, 1);
+    this.#buffer.push({ t: "route", ticket, ...route }, [[effect, 1]], now);
+    return decision;
+  }
+
+  /**
    * When request `ticket` may start (its origin fetch): now, or, for a long prefill announced
    * first, `flushMs` after the answer to the sync that carried its record (null until then).
    */
@@ -377,10 +411,11 @@ export class EdgeReplica {
       }
     }
     this.#since = { epoch: answer.epoch, version: answer.version };
-    this.#router.adoptBytesPerToken(answer.bytesPerToken);
+    // An older coordinator (a deploy rolling out) sends neither: what was read before stands.
+    if (answer.bytesPerToken) this.#router.adoptBytesPerToken(answer.bytesPerToken);
     for (const e of answer.load) {
       this.#router.adoptCapacity(e.id, e.capacity);
-      this.#router.adoptSpeed(e.id, e.speed, now);
+      if (e.speed) this.#router.adoptSpeed(e.id, e.speed, now);
     }
     this.#overlay.rebase(answer.load, now, this.#buffer.waitingEffects());
     this.#rate = answer.rate;

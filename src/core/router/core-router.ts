@@ -44,6 +44,7 @@ import { PoolPolicy } from "./pool-policy.ts";
 import { poolWaitMs } from "./pool-wait.ts";
 import { ReplicaSeams } from "./replica-seams.ts";
 import {
+  ageSpeeds,
   chunkTokens,
   prefillSpeed,
   priorSpeed,
@@ -329,6 +330,7 @@ export class CoreRouter {
 
   /** Each origin's load as this router reads it, in settings order, with its capacity. */
   loads(now: number): OriginLoad[] {
+    ageSpeeds(this.#parts, now);
     return this.#seams.loads(now);
   }
 
@@ -412,8 +414,12 @@ export class CoreRouter {
     return this.#legs.size;
   }
 
-  /** Release leases whose completion never came. Returns how many requests that ended. */
+  /**
+   * Release leases whose completion never came, and age learned speeds (router-parts.ts
+   * `ageSpeeds`). Returns how many requests that ended.
+   */
   expire(now: number): number {
+    ageSpeeds(this.#parts, now);
     return this.#legs.expire(now);
   }
 
@@ -454,6 +460,7 @@ export class CoreRouter {
   }
 
   stats(now: number): RouterStats {
+    ageSpeeds(this.#parts, now);
     const { chunks, nodes, ownerships, bytes } = this.#claims.stats();
     return {
       model: this.model,

@@ -11,6 +11,7 @@ import type { Priority, RouteDecision } from "../../core/router/router-types.ts"
 import type { Coordination } from "../../core/settings/edge-settings.ts";
 import type {
   FailedAttempt,
+  LlmApiName,
   PrefillReport,
   RequestOutcome,
   RequestReport,
@@ -19,6 +20,8 @@ import type {
 export interface RequestLogLine {
   msg: "llm_request";
   requestId: string;
+  /** The API the request came in by (`chat`, `completions`, `messages`, `responses`). */
+  api: LlmApiName;
   model: string | null;
   /** Status sent to the client. */
   status: number;
@@ -67,6 +70,7 @@ export interface DecidedBy {
 export class RequestRecord {
   readonly requestId: string;
   readonly startedAt: number;
+  readonly api: LlmApiName;
   model: string | null = null;
   /** The decision's policy and reason; null until routing has decided. */
   decision: { policy: string; reason: string } | null = null;
@@ -90,9 +94,10 @@ export class RequestRecord {
   #report: RequestReport | null = null;
   #logged = false;
 
-  constructor(requestId: string, startedAt: number) {
+  constructor(requestId: string, startedAt: number, api: LlmApiName) {
     this.requestId = requestId;
     this.startedAt = startedAt;
+    this.api = api;
   }
 
   identified(keyId: string, priority: Priority): void {
@@ -127,6 +132,7 @@ export class RequestRecord {
     end: Pick<RequestReport, "promptTokens" | "cachedTokens" | "ttfbMs" | "streamed"> = {},
   ): RequestReport {
     this.#report = {
+      api: this.api,
       origin: this.origin,
       outcome,
       failures: [...this.failures],
@@ -148,6 +154,7 @@ export class RequestRecord {
     return {
       msg: "llm_request",
       requestId: this.requestId,
+      api: this.api,
       model: this.model,
       status,
       outcome: report?.outcome ?? "rejected",
