@@ -29,7 +29,7 @@ import type {
   RouteRequest,
   RouterStats,
 } from "../../src/core/router/router-types.ts";
-import type { FrontEnv, FrontFactory, RoutingFront } from "../fleet/routing-front.ts";
+import type { FrontEnv, FrontFactory, PoolFront } from "../fleet/routing-front.ts";
 import type { Topology } from "./topology.ts";
 import { wireSize } from "./wire-size.ts";
 
@@ -109,7 +109,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
   let counters: EdgeCounters | null = null;
   let replicas: EdgeReplica[] = [];
   let coordinators: EdgeCoordinator[] = [];
-  const front: FrontFactory = (env: FrontEnv): RoutingFront => {
+  const front: FrontFactory = (env: FrontEnv): PoolFront => {
     const c = new EdgeCounters(topology.groups, env.size);
     counters = c;
     const { pool, model } = env;
@@ -303,7 +303,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
           (replicas[isolateOf[i] as number] as EdgeReplica).router.firstToken(ticket, t);
         }
       },
-      deliver(id, events, t) {
+      ingest(id, events, t) {
         c.webhooks++;
         bump(c.rootCallsPerSecond, t);
         root.ingest(id, events, t);

@@ -58,7 +58,7 @@ export interface RequestLogLine {
   prefillCachedTokens: number | null;
 }
 
-/** A decision and how it was reached (edge-routing's `Routed` is one). */
+/** A decision and how it was reached (coordination's `Routed` is one). */
 export interface DecidedBy {
   readonly decision: RouteDecision;
   readonly objectMs: number | null;

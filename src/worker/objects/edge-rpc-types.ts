@@ -6,9 +6,9 @@
  */
 import type { CoordinatorCounters } from "../../core/edge/edge-coordinator.ts";
 import type { SyncRequest } from "../../core/edge/sync-protocol.ts";
-import type { ObjectState } from "../pool-object/rpc-types.ts";
 import type { RequestReport } from "../request-record/request-report.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
+import type { ObjectState } from "./rpc-types.ts";
 
 export interface SyncCall {
   readonly version: PoolVersion;

@@ -6,7 +6,7 @@
  * still count fallbacks without an extra call to an object that is already struggling.
  * Bounded per pool: past MAX_PENDING the oldest are dropped (the request log keeps every line).
  */
-import type { RequestReport } from "../request-record/request-report.ts";
+import type { RequestReport } from "../../request-record/request-report.ts";
 
 export const MAX_PENDING = 256;
 

@@ -8,8 +8,8 @@
  * added when its end record is queued, so both go in the same batch. Bounded like the records:
  * past `maxReports` waiting (a long coordinator outage) the oldest are dropped and counted.
  */
-import { MAX_BATCH_RECORDS } from "../../core/edge/record-buffer.ts";
-import type { RequestReport } from "../request-record/request-report.ts";
+import { MAX_BATCH_RECORDS } from "../../../core/edge/record-buffer.ts";
+import type { RequestReport } from "../../request-record/request-report.ts";
 
 export class ReportBatches {
   readonly #maxReports: number;

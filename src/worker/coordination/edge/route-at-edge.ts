@@ -19,13 +19,13 @@
  * another request's end resolve this one's promise), syncs every `edge.flushMs` so it hears
  * the other isolates' ends, and leaves the queue when its client's `signal` aborts.
  */
-import type { Settled } from "../../core/admission/admission.ts";
-import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
-import { type ColoProperties, coloGroup } from "../coordinator-object/colo-group.ts";
-import type { PoolRef } from "../edge-routing/pool-stub.ts";
-import { type Ledger, type Routed, type Waiter, waiterId } from "../edge-routing/route-request.ts";
-import { clientLeftError, shedError } from "../edge-routing/shed-error.ts";
-import { routerOutcome } from "../request-record/request-report.ts";
+import type { Settled } from "../../../core/admission/admission.ts";
+import type { RouteDecision, RouteRequest } from "../../../core/router/router-types.ts";
+import { type ColoProperties, coloGroup } from "../../objects/colo-group.ts";
+import type { PoolRef } from "../../objects/pool-stub.ts";
+import { routerOutcome } from "../../request-record/request-report.ts";
+import { type Ledger, type Routed, type Waiter, waiterId } from "../shared/routed.ts";
+import { clientLeftError, shedError } from "../shared/shed-error.ts";
 import { type EdgePool, type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
 import { announced, pump, syncOnce, syncWithin } from "./sync-loop.ts";
 
@@ -82,7 +82,7 @@ async function decide(
 ): Promise<RouteDecision> {
   const { admission, replica } = pool;
   if (!waiter || !admission.enabled) return replica.route(request, Date.now());
-  // Named by this router, never by the client's x-request-id (route-request.ts, `waiterId`).
+  // Named by this router, never by the client's x-request-id (routed.ts, `waiterId`).
   const id = waiterId();
   const settled =
     admission.offer(id, request, Date.now()) ?? (await held(pool, env, id, waiter.signal));

@@ -1,15 +1,15 @@
 /**
- * Calls to a pool's Durable Object that bring it the caller's settings on demand: the object
- * answers `null` while it lacks them (see `settings/pool-version.ts`), and the call is repeated once after
- * `applySettings`. Stubs are made per call: Cloudflare's guidance is a new stub after any
+ * Calls to a pool's Durable Object that bring it the caller's settings on demand
+ * (settings-first.ts). Stubs are made per call: Cloudflare's guidance is a new stub after any
  * exception, and making one is cheap (no I/O until it is called).
  */
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import type { RouterObject } from "../pool-object/router-object.ts";
-import type { Admitted, IngestOutcome } from "../pool-object/rpc-types.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
+import type { RouterObject } from "./router-object.ts";
+import type { Admitted, IngestOutcome } from "./rpc-types.ts";
+import { withSettings } from "./settings-first.ts";
 
 export type PoolStub = DurableObjectStub<RouterObject>;
 
@@ -26,17 +26,14 @@ export function poolStub(env: Env, ref: PoolRef): PoolStub {
   return hint ? env.ROUTER.get(id, { locationHint: hint }) : env.ROUTER.get(id);
 }
 
-export async function withSettings<T>(
+/** `call` on the pool's object, bringing it the caller's settings first if it asks for them. */
+export function onObject<T>(
   stub: PoolStub,
   ref: PoolRef,
   call: () => Promise<T | null>,
 ): Promise<T> {
-  const first = await call();
-  if (first !== null) return first;
-  await stub.applySettings(ref.model, ref.pool, ref.version);
-  const second = await call();
-  if (second === null) throw new Error(`router object for ${ref.model} refused its settings`);
-  return second;
+  const push = () => stub.applySettings(ref.model, ref.pool, ref.version);
+  return withSettings(call, push, `router object for ${ref.model}`);
 }
 
 export function routeOnObject(
@@ -44,7 +41,7 @@ export function routeOnObject(
   ref: PoolRef,
   request: RouteRequest,
 ): Promise<RouteDecision> {
-  return withSettings(stub, ref, () => stub.route({ ...request, version: ref.version }));
+  return onObject(stub, ref, () => stub.route({ ...request, version: ref.version }));
 }
 
 /** The request offered to the pool's admission under `id` (its place in the queue). */
@@ -56,7 +53,7 @@ export function admitOnObject(
 ): Promise<Admitted> {
   // RPC's typing of a union answer (each member made Disposable) does not narrow back to it.
   const admit = () => stub.admit({ ...request, id, version: ref.version }) as Promise<unknown>;
-  return withSettings(stub, ref, () => admit() as Promise<Admitted | null>);
+  return onObject(stub, ref, () => admit() as Promise<Admitted | null>);
 }
 
 export function ingestOnObject(
@@ -64,5 +61,5 @@ export function ingestOnObject(
   ref: PoolRef,
   batch: EngineEventBatch,
 ): Promise<IngestOutcome> {
-  return withSettings(stub, ref, () => stub.ingest(batch, ref.version));
+  return onObject(stub, ref, () => stub.ingest(batch, ref.version));
 }

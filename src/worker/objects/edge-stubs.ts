@@ -4,15 +4,16 @@
  * created where its location hint says (best effort, only its first call counts): a coordinator
  * where its colo group is (colo-group.ts), or the pool's `locationHint` when the pool has one
  * coordinator; the root where the pool's hint says, else near its first caller. Stubs are made
- * per call, as for the pool's object (edge-routing/pool-stub.ts).
+ * per call, as for the pool's object (pool-stub.ts).
  */
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import type { PoolRef } from "../edge-routing/pool-stub.ts";
-import type { IngestOutcome } from "../pool-object/rpc-types.ts";
 import { groupHint } from "./colo-group.ts";
 import type { CoordinatorObject } from "./coordinator-object.ts";
+import type { PoolRef } from "./pool-stub.ts";
 import type { RootObject } from "./root-object.ts";
+import type { IngestOutcome } from "./rpc-types.ts";
+import { withSettings } from "./settings-first.ts";
 
 export type CoordinatorStub = DurableObjectStub<CoordinatorObject>;
 export type RootStub = DurableObjectStub<RootObject>;
@@ -47,10 +48,9 @@ export async function ingestOnRoot(
   batch: EngineEventBatch,
 ): Promise<IngestOutcome> {
   const stub = rootStub(env, ref.model, ref.pool);
-  const first = await stub.ingest(batch, ref.version);
-  if (first !== null) return first;
-  await stub.applySettings(ref.model, ref.pool, ref.version);
-  const second = await stub.ingest(batch, ref.version);
-  if (second === null) throw new Error(`edge root of ${ref.model} refused its settings`);
-  return second;
+  return withSettings(
+    () => stub.ingest(batch, ref.version),
+    () => stub.applySettings(ref.model, ref.pool, ref.version),
+    `edge root of ${ref.model}`,
+  );
 }

@@ -3,7 +3,7 @@
  * Admission for an edge pool in this isolate (docs/architecture.md, "The Worker's edge path"):
  * the core's `Admission` over the isolate's replica (its `route` and `waitMs`, which reads the
  * coordinator's load vector plus this isolate's own records), as the pool's object holds one
- * over its router in object mode (pool-object/router-object.ts). A request is routed or shed
+ * over its router in object mode (objects/router-object.ts). A request is routed or shed
  * at once, or held until admission routes it (late binding, on the replica's view of that
  * moment) or sheds it, or its client leaves. What may free room (an end, a cancel, a reroute, a
  * sync answer, a held request's timer) calls `pump`.
@@ -13,10 +13,10 @@
  * request whose end frees room is another. Nor does it run timers: a Worker has none between
  * requests, so each held request wakes on its own (route-at-edge.ts).
  */
-import { Admission, type AdmissionStats, type Settled } from "../../core/admission/admission.ts";
-import type { EdgeReplica } from "../../core/edge/edge-replica.ts";
-import type { RouteRequest } from "../../core/router/router-types.ts";
-import type { AdmissionSettings } from "../../core/settings/admission-settings.ts";
+import { Admission, type AdmissionStats, type Settled } from "../../../core/admission/admission.ts";
+import type { EdgeReplica } from "../../../core/edge/edge-replica.ts";
+import type { RouteRequest } from "../../../core/router/router-types.ts";
+import type { AdmissionSettings } from "../../../core/settings/admission-settings.ts";
 
 export class EdgeAdmission {
   readonly #replica: EdgeReplica;

@@ -33,10 +33,11 @@
  *   died (workerd drops a dead request's continuations), and without the timer the waiting
  *   request hung for good.
  */
-import type { SyncAnswer, SyncRequest } from "../../core/edge/sync-protocol.ts";
-import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
-import type { SyncCall } from "../coordinator-object/rpc-types.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
+import type { SyncAnswer, SyncRequest } from "../../../core/edge/sync-protocol.ts";
+import type { SyncCall } from "../../objects/edge-rpc-types.ts";
+import { coordinatorStub } from "../../objects/edge-stubs.ts";
+import { withSettings } from "../../objects/settings-first.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
 import type { EdgePool, SyncLoop } from "./replica-registry.ts";
 
 /** A request newer than this loop's takes the loop over. */
@@ -173,10 +174,9 @@ async function exchange(
 async function syncOnCoordinator(env: Env, pool: EdgePool, call: SyncCall): Promise<SyncAnswer> {
   const { ref, group } = pool;
   const stub = coordinatorStub(env, ref.model, ref.pool, group);
-  const first = await stub.sync(call);
-  if (first !== null) return first;
-  await stub.applySettings(ref.model, ref.pool, ref.version, group);
-  const second = await stub.sync(call);
-  if (second === null) throw new Error(`coordinator ${group} of ${ref.model} refused its settings`);
-  return second;
+  return withSettings(
+    () => stub.sync(call),
+    () => stub.applySettings(ref.model, ref.pool, ref.version, group),
+    `coordinator ${group} of ${ref.model}`,
+  );
 }

@@ -8,12 +8,8 @@
  *   (which starts a retry) rather than thrown inside, which would reset the object in a loop.
  *   An unreadable snapshot is discarded: the index is a cache of beliefs, and starting empty
  *   beats refusing every request.
- * - Persistence: changes mark the router dirty and schedule an alarm; the alarm writes one
- *   snapshot for all changes since (at most one per PERSIST_DELAY_MS, so the hot path never
- *   serialises the index). Losing the last few seconds of learning on eviction costs a few
- *   cache misses, never a wrong answer.
- * - Leases: the alarm also expires leases whose completion never came, and keeps sweeping
- *   while any are outstanding, so `/admin/state` shows the true load of an idle pool.
+ * - Persistence and leases: a snapshot written by an alarm after changes, which also sweeps
+ *   expired leases (snapshot-alarm.ts, shared with the coordinators).
  * - Metrics: the reports the Worker sends with `complete` go to a `PoolMetrics` (counters,
  *   latency histograms, the recent time series), so `/metrics` sees every isolate's requests.
  *   They live in memory only: a restart starts them at zero, as Prometheus counters may.
@@ -23,15 +19,9 @@
  *   that moment) or is shed, and `leave` frees the place of a client that went. Whatever may
  *   free room (a completion, a cancel, a reroute, an engine report, settings) pumps the queue,
  *   and one timer wakes it when the estimate drains or the oldest request's time is up.
- * - Webhook batches: a `BatchLedger` decides whether each is applied (not a replay, not older
- *   than the origin's last, not made ahead of the clock). Engine facts (health, KV capacity)
- *   live in an `EngineFactBook`, written when a batch changes them and stated again to the
- *   router at start, so a restart does not bring a `down` or `draining` origin back `up`. A
- *   batch that changes state (its facts, or the index: a cache reset, kv events) leaves its
- *   mark in storage before the answer goes out, so a restart does not reopen replays of it;
- *   other batches are not written (the reporter sends load, and restates health and capacity,
- *   every interval: a write a second per origin), and a replay of one changes nothing that the
- *   engine's next report does not overwrite within an interval.
+ * - Webhook batches: applied once each, in order, with their marks and the engines' facts
+ *   kept in storage (webhook-book.ts, shared with the edge root); the facts are stated again
+ *   to the router at start, so a restart does not bring a `down` or `draining` origin back `up`.
  * - Stored responses (OpenAI Responses; stored-response-book.ts): which origin stored each
  *   response id, written through to storage; `routeStored` pins a follow-up there
  *   (core/responses/stored-route.ts). Edge pools keep theirs here too (the RPCs that take
@@ -40,18 +30,15 @@
 import { DurableObject } from "cloudflare:workers";
 import { Admission, type Settled } from "../../core/admission/admission.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
-import { changesIndex } from "../../core/engine-facts.ts";
 import type { StoredResponse } from "../../core/responses/stored-responses.ts";
 import { type StoredRoute, storedRoute } from "../../core/responses/stored-route.ts";
-import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
-import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
+import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { StoredResponseSettings } from "../../core/settings/stored-response-settings.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
-import { EngineFactBook } from "./engine-fact-book.ts";
 import { ObjectStart } from "./object-start.ts";
 import type {
   AdmitCall,
@@ -61,13 +48,11 @@ import type {
   RouteCall,
   StoredRouteCall,
 } from "./rpc-types.ts";
+import { restoreSnapshot, SnapshotAlarm } from "./snapshot-alarm.ts";
 import type { SnapshotStore, StoredPool } from "./snapshot-store.ts";
+import { parseStoredPool } from "./stored-pool.ts";
 import { StoredResponseBook } from "./stored-response-book.ts";
-
-/** Delay between the first unsaved change and the snapshot that saves it. */
-const PERSIST_DELAY_MS = 10_000;
-/** Interval of the lease sweep while requests are outstanding and nothing else changes. */
-const LEASE_SWEEP_MS = 60_000;
+import { WebhookBook } from "./webhook-book.ts";
 
 export class RouterObject extends DurableObject<Env> {
   /** Makes tickets of this start unique against those of earlier starts. */
@@ -76,10 +61,8 @@ export class RouterObject extends DurableObject<Env> {
   #router: CoreRouter | null = null;
   #held: StoredPool | null = null;
   readonly #metrics = new PoolMetrics(Date.now());
-  readonly #batches = new BatchLedger();
-  readonly #facts = new EngineFactBook();
-  #dirty = false;
-  #alarmSet = false;
+  readonly #webhooks = new WebhookBook();
+  readonly #persist: SnapshotAlarm;
   #admission: Admission | null = null;
   /** Held requests' answers, by id; and what admission settled while it ran. */
   readonly #holding = new Map<string, (answer: Admitted) => void>();
@@ -91,13 +74,13 @@ export class RouterObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#persist = new SnapshotAlarm(ctx);
     this.#boot = new ObjectStart(
       ctx,
       (store) => {
         const now = Date.now();
-        this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
-        this.#facts.load(store);
-        const stored = parseStored(store.loadPool());
+        this.#webhooks.load(store, now);
+        const stored = parseStoredPool(store.loadPool());
         if (stored) this.#install(stored, store);
       },
       "router object",
@@ -118,17 +101,9 @@ export class RouterObject extends DurableObject<Env> {
       model: stored.model,
       ticketPrefix: this.#ticketPrefix,
     });
-    const bytes = store.loadSnapshot();
-    if (bytes) {
-      try {
-        router.restore(bytes);
-      } catch (error) {
-        console.warn(`router ${stored.model}: discarding unreadable snapshot: ${String(error)}`);
-        store.clearSnapshot();
-      }
-    }
+    restoreSnapshot(store, router, `router ${stored.model}`);
     const now = Date.now();
-    this.#facts.replay(store, (origin, events) => router.ingest(origin, events, now));
+    this.#webhooks.replay(store, (origin, events) => router.ingest(origin, events, now));
     this.#router = router;
     this.#held = stored;
     this.#admission = new Admission(router, stored.pool.admission, (id, s) =>
@@ -137,14 +112,7 @@ export class RouterObject extends DurableObject<Env> {
   }
 
   #touch(): void {
-    this.#dirty = true;
-    this.#schedule(PERSIST_DELAY_MS);
-  }
-
-  #schedule(delayMs: number): void {
-    if (this.#alarmSet) return;
-    this.#alarmSet = true;
-    void this.ctx.storage.setAlarm(Date.now() + delayMs);
+    this.#persist.touch();
   }
 
   /** The router, if it holds settings at least as new as the caller's. */
@@ -305,21 +273,16 @@ export class RouterObject extends DurableObject<Env> {
   ingest(batch: EngineEventBatch, version: PoolVersion): IngestOutcome | null {
     const router = this.#routerFor(version);
     if (!router) return null;
-    const { origin, id, at, events } = batch;
     const now = Date.now();
-    const verdict = this.#batches.check(origin, id, at, now);
-    if (verdict === "stale") return { verdict, lastAt: this.#batches.lastAt(origin) };
-    if (verdict !== "apply") return { verdict };
-    if (!router.ingest(origin, events, now)) return { verdict: "unknown-origin" };
-    this.#batches.record(origin, id, at, now);
-    this.#pump();
-    // Load and restated facts change nothing stored; saving for them would write every second.
-    const store = this.#ready();
-    if (this.#facts.note(store, origin, events) || changesIndex(events)) {
-      store.saveMark(origin, { id, at });
-      this.#touch();
-    }
-    return { verdict: "applied" };
+    const { outcome, stored } = this.#webhooks.ingest(
+      () => this.#ready(),
+      batch,
+      (origin, events) => router.ingest(origin, events, now),
+      now,
+      () => this.#pump(),
+    );
+    if (stored) this.#touch();
+    return outcome;
   }
 
   /** Take the pool's settings, unless the object already holds newer ones. */
@@ -337,7 +300,7 @@ export class RouterObject extends DurableObject<Env> {
     } else {
       this.#install(stored, store);
     }
-    this.#facts.retain(
+    this.#webhooks.retain(
       store,
       pool.origins.map((o) => o.id),
     );
@@ -360,26 +323,22 @@ export class RouterObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    this.#alarmSet = false;
-    const store = this.#ready();
     const router = this.#router;
-    if (!router) return;
-    const now = Date.now();
-    router.expire(now);
-    this.#responses?.sweep(now);
-    if (this.#dirty) {
-      store.saveSnapshot(router.snapshot());
-      this.#dirty = false;
-    }
-    if (router.outstanding > 0) this.#schedule(LEASE_SWEEP_MS);
+    this.#persist.run(
+      () => this.#ready(),
+      router && {
+        snapshot: () => router.snapshot(),
+        // Stored response ids past their time go with the expired leases.
+        leases: {
+          expire: (now: number) => {
+            router.expire(now);
+            this.#responses?.sweep(now);
+          },
+          get outstanding() {
+            return router.outstanding;
+          },
+        },
+      },
+    );
   }
-}
-
-/** Stored settings written by an earlier version may no longer parse: then wait for a push. */
-function parseStored(value: unknown): StoredPool | null {
-  if (value === null || typeof value !== "object") return null;
-  const { model, pool, version } = value as Partial<StoredPool>;
-  const parsed = poolSettings.safeParse(pool);
-  if (typeof model !== "string" || !parsed.success || !version) return null;
-  return { model, pool: parsed.data, version };
 }

@@ -20,53 +20,22 @@
  * lease the request will never use, so it is released at once rather than left to expire.
  */
 
-import type { CoreRouter } from "../../core/router/core-router.ts";
-import type { FailureKind, RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
-import type { Coordination } from "../../core/settings/edge-settings.ts";
-import type { Admitted } from "../pool-object/rpc-types.ts";
-import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
-import { fallbackRouters } from "./fallback-routers.ts";
-import { pendingReports } from "./pending-reports.ts";
+import type { CoreRouter } from "../../../core/router/core-router.ts";
+import type { RouteDecision, RouteRequest } from "../../../core/router/router-types.ts";
 import {
   admitOnObject,
   type PoolRef,
   type PoolStub,
   poolStub,
   routeOnObject,
-} from "./pool-stub.ts";
-import { clientLeftError, shedError } from "./shed-error.ts";
-import { DeadlineError, withDeadline } from "./with-deadline.ts";
-
-/**
- * Where failover and the end of a routed request are reported, to whichever router issued the
- * ticket. The end is the request's `RequestReport`; a report the object cannot take now (the
- * Worker routed alone, or the call failed) waits in `pendingReports` for the next completion.
- */
-export interface Ledger {
-  /** Resolves to the prompt tokens `next` holds, or null when the router could not say. */
-  reroute(ticket: string, failure: FailureKind, next: string): Promise<number | null>;
-  /**
-   * A disaggregated request's prefill leg failed (not a 4xx): its decode origin serves it
-   * alone. Resolves to the prompt tokens the decode origin holds, or null.
-   */
-  prefillFailed(ticket: string, failure: FailureKind): Promise<number | null>;
-  complete(ticket: string, report: RequestReport): Promise<void>;
-  /** The ticket was never used: release it blaming nobody. */
-  cancel(ticket: string): Promise<void>;
-}
-
-export interface Routed {
-  readonly decision: RouteDecision;
-  readonly ledger: Ledger;
-  /** The object's answer time (ms), null when the Worker routed alone. */
-  readonly objectMs: number | null;
-  /** The `fallback-*` reason when the Worker routed alone, else null. */
-  readonly fallback: string | null;
-  /** Who decided: the pool's object (or this isolate's fallback), or this isolate's replica. */
-  readonly coordination: Coordination;
-  /** Edge mode: how old the replica's view was (ms since its last sync answer), else null. */
-  readonly viewAgeMs: number | null;
-}
+} from "../../objects/pool-stub.ts";
+import type { Admitted } from "../../objects/rpc-types.ts";
+import { DeadlineError, withDeadline } from "../../objects/with-deadline.ts";
+import { routerOutcome } from "../../request-record/request-report.ts";
+import { type Ledger, type Routed, type Waiter, waiterId } from "../shared/routed.ts";
+import { clientLeftError, shedError } from "../shared/shed-error.ts";
+import { fallbackRouters } from "./fallback-routers.ts";
+import { pendingReports } from "./pending-reports.ts";
 
 const OBJECT_MODE = { coordination: "object", viewAgeMs: null } as const;
 
@@ -119,16 +88,6 @@ function fallbackReason(error: unknown): string {
   if (error instanceof DeadlineError) return "fallback-timeout";
   if ((error as ObjectError | null)?.overloaded) return "fallback-overloaded";
   return "fallback-error";
-}
-
-/** A request that may wait in the pool's admission: its client's abort signal. */
-export interface Waiter {
-  readonly signal?: AbortSignal | undefined;
-}
-
-/** A held request's name in admission's books: made here, unique, never the client's. */
-export function waiterId(): string {
-  return crypto.randomUUID();
 }
 
 /** Resolves with "left" once `signal` aborts (at once if it has); `stop` ends the watch. */

@@ -10,8 +10,8 @@
  * which is what lets it route without a call. Tests make several registries to stand for
  * several isolates syncing with one coordinator.
  */
-import { EdgeReplica } from "../../core/edge/edge-replica.ts";
-import type { PoolRef } from "../edge-routing/pool-stub.ts";
+import { EdgeReplica } from "../../../core/edge/edge-replica.ts";
+import type { PoolRef } from "../../objects/pool-stub.ts";
 import { EdgeAdmission } from "./edge-admission.ts";
 import { ReportBatches } from "./report-batches.ts";
 

@@ -5,8 +5,8 @@
  * objective for everyone of the request's priority. And the error of a held request whose client
  * left (nobody reads it).
  */
-import type { Shed } from "../../core/admission/shed.ts";
-import { ApiError } from "../errors/api-error.ts";
+import type { Shed } from "../../../core/admission/shed.ts";
+import { ApiError } from "../../errors/api-error.ts";
 
 export function shedError(shed: Shed): ApiError {
   const seconds = String(Math.ceil(shed.retryAfterMs / 1000));

@@ -7,11 +7,11 @@
  * derives; nothing here decides anything.
  */
 
-import { CoreRouter } from "../../core/router/core-router.ts";
-import { fallbackPool } from "../../core/router/fallback-pool.ts";
-import type { RouterStats } from "../../core/router/router-types.ts";
-import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import type { PoolVersion } from "../settings/pool-version.ts";
+import { CoreRouter } from "../../../core/router/core-router.ts";
+import { fallbackPool } from "../../../core/router/fallback-pool.ts";
+import type { RouterStats } from "../../../core/router/router-types.ts";
+import type { PoolSettings } from "../../../core/settings/settings-schema.ts";
+import type { PoolVersion } from "../../settings/pool-version.ts";
 
 interface Held {
   fingerprint: string;

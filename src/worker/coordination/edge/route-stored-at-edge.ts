@@ -7,16 +7,16 @@
  * the coordinator and the other isolates see it like any other. One call to the object before
  * the origin fetch, for follow-ups only: the price of an answer no replica can know alone.
  */
-import { storedRefusal } from "../../core/responses/stored-route.ts";
-import type { RouteRequest } from "../../core/router/router-types.ts";
-import { type ColoProperties, coloGroup } from "../coordinator-object/colo-group.ts";
-import { type ReplicaRegistry, replicaRegistry } from "../edge-mode/replica-registry.ts";
-import { edgeLedger } from "../edge-mode/route-at-edge.ts";
-import { pump, syncWithin } from "../edge-mode/sync-loop.ts";
-import { type PoolRef, poolStub } from "../edge-routing/pool-stub.ts";
-import type { Routed } from "../edge-routing/route-request.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
-import { refuse } from "./stored-route-answer.ts";
+import { storedRefusal } from "../../../core/responses/stored-route.ts";
+import type { RouteRequest } from "../../../core/router/router-types.ts";
+import { type ColoProperties, coloGroup } from "../../objects/colo-group.ts";
+import { type PoolRef, poolStub } from "../../objects/pool-stub.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
+import { refuse } from "../../stored-responses/stored-route-answer.ts";
+import type { Routed } from "../shared/routed.ts";
+import { type ReplicaRegistry, replicaRegistry } from "./replica-registry.ts";
+import { edgeLedger } from "./route-at-edge.ts";
+import { pump, syncWithin } from "./sync-loop.ts";
 
 export async function routeStoredAtEdge(
   env: Env,

@@ -7,37 +7,33 @@
  * engine's latest state out. Coordinators pass engine state on to their replicas in their next
  * sync answer, so a webhook reaches every isolate within about one root interval plus one sync.
  *
- * Which webhook batches to apply is the pool object's rule (`BatchLedger`: each once, none
- * older than the origin's last), with the same persisted marks for batches that change state,
- * so a restarted root still refuses their replays. Its engine state is the latest, never a log,
- * and a restart is a new epoch that coordinators take as it is (edge-root.ts); so the engines'
- * facts (health, KV capacity) are kept in storage as the pool's object keeps them
- * (`EngineFactBook`) and stated again to the new root, or a restart would tell every
- * coordinator that a `down` origin is `up`. Load starts unknown and returns with the next
+ * Which webhook batches to apply is the pool object's rule, with the same persisted marks for
+ * batches that change state, so a restarted root still refuses their replays (webhook-book.ts).
+ * Its engine state is the latest, never a log, and a restart is a new epoch that coordinators
+ * take as it is (edge-root.ts); so the engines' facts (health, KV capacity) are kept in storage
+ * as the pool's object keeps them and stated again to the new root, or a restart would tell
+ * every coordinator that a `down` origin is `up`. Load starts unknown and returns with the next
  * reports; cache resets already reached the coordinators' indexes.
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeRoot } from "../../core/edge/edge-root.ts";
 import type { RootAnswer, RootReport } from "../../core/edge/sync-protocol.ts";
-import type { EngineEventBatch } from "../../core/engine-events.ts";
-import { changesIndex } from "../../core/engine-facts.ts";
-import { BatchLedger } from "../../core/router/batch-ledger.ts";
+import type { EngineEvent, EngineEventBatch } from "../../core/engine-events.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import { EngineFactBook } from "../pool-object/engine-fact-book.ts";
-import { ObjectStart } from "../pool-object/object-start.ts";
-import type { IngestOutcome } from "../pool-object/rpc-types.ts";
-import type { SnapshotStore } from "../pool-object/snapshot-store.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
-import type { RootState } from "./rpc-types.ts";
-import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
+import type { RootState } from "./edge-rpc-types.ts";
+import { ObjectStart } from "./object-start.ts";
+import type { IngestOutcome } from "./rpc-types.ts";
+import type { SnapshotStore } from "./snapshot-store.ts";
+import { parseStoredGroup, type StoredGroup } from "./stored-pool.ts";
+import { WebhookBook } from "./webhook-book.ts";
 
 export class RootObject extends DurableObject<Env> {
   readonly #epoch = crypto.randomUUID();
   readonly #boot: ObjectStart;
   #root: EdgeRoot | null = null;
   #held: StoredGroup | null = null;
-  readonly #batches = new BatchLedger();
-  readonly #facts = new EngineFactBook();
+  readonly #webhooks = new WebhookBook();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -45,8 +41,7 @@ export class RootObject extends DurableObject<Env> {
       ctx,
       (store) => {
         const now = Date.now();
-        this.#batches.restore(store.loadMarks(now - this.#batches.windowMs), now);
-        this.#facts.load(store);
+        this.#webhooks.load(store, now);
         const stored = parseStoredGroup(store.loadPool());
         if (stored) this.#install(stored, store);
       },
@@ -63,7 +58,7 @@ export class RootObject extends DurableObject<Env> {
     this.#held = stored;
     if (this.#root) {
       this.#root.applySettings(stored.pool);
-      this.#facts.retain(
+      this.#webhooks.retain(
         store,
         stored.pool.origins.map((o) => o.id),
       );
@@ -71,7 +66,7 @@ export class RootObject extends DurableObject<Env> {
     }
     const root = new EdgeRoot(stored.pool, { epoch: this.#epoch });
     const now = Date.now();
-    this.#facts.replay(store, (origin, events) => root.ingest(origin, events, now));
+    this.#webhooks.replay(store, (origin, events) => root.ingest(origin, events, now));
     this.#root = root;
   }
 
@@ -86,18 +81,9 @@ export class RootObject extends DurableObject<Env> {
   ingest(batch: EngineEventBatch, version: PoolVersion): IngestOutcome | null {
     const root = this.#rootFor(version);
     if (!root) return null;
-    const { origin, id, at, events } = batch;
     const now = Date.now();
-    const verdict = this.#batches.check(origin, id, at, now);
-    if (verdict === "stale") return { verdict, lastAt: this.#batches.lastAt(origin) };
-    if (verdict !== "apply") return { verdict };
-    if (!root.ingest(origin, events, now)) return { verdict: "unknown-origin" };
-    this.#batches.record(origin, id, at, now);
-    const store = this.#ready();
-    if (this.#facts.note(store, origin, events) || changesIndex(events)) {
-      store.saveMark(origin, { id, at });
-    }
-    return { verdict: "applied" };
+    const apply = (origin: string, events: EngineEvent[]) => root.ingest(origin, events, now);
+    return this.#webhooks.ingest(() => this.#ready(), batch, apply, now).outcome;
   }
 
   /** A coordinator's share of the load for the rest of the pool's; null: settings first. */

@@ -15,8 +15,8 @@
  *   (webhooks) come back, off the sync's path (`waitUntil`). An idle group makes no calls.
  * - Restarts: the epoch is drawn per start, so every replica's next sync, whatever version
  *   it names, gets a bootstrap (versions restart with the log). The index survives: an alarm
- *   writes a snapshot at most every PERSIST_DELAY_MS after a change, restored at start (the
- *   bootstrap then carries it), and sweeps expired leases. Leases and the per-isolate batch
+ *   writes a snapshot after changes, restored at start (the bootstrap then carries it), and
+ *   sweeps expired leases (snapshot-alarm.ts, as the pool's object). Leases and the per-isolate batch
  *   ledger live in memory and start empty, together: a batch whose answer was lost across a
  *   restart is applied again by the new life, which leases its requests once (the old life's
  *   leases went with it) and counts its reports once in the new life's metrics; claims are
@@ -24,21 +24,19 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
-import type { RootAnswer, SyncAnswer } from "../../core/edge/sync-protocol.ts";
+import type { SyncAnswer } from "../../core/edge/sync-protocol.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
-import { ObjectStart } from "../pool-object/object-start.ts";
-import type { SnapshotStore } from "../pool-object/snapshot-store.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
+import type { CoordinatorState, SyncCall } from "./edge-rpc-types.ts";
 import { coordinatorName, rootStub } from "./edge-stubs.ts";
-import type { CoordinatorState, SyncCall } from "./rpc-types.ts";
-import { parseStoredGroup, type StoredGroup } from "./stored-group.ts";
+import { ObjectStart } from "./object-start.ts";
+import { withSettings } from "./settings-first.ts";
+import { restoreSnapshot, SnapshotAlarm } from "./snapshot-alarm.ts";
+import type { SnapshotStore } from "./snapshot-store.ts";
+import { parseStoredGroup, type StoredGroup } from "./stored-pool.ts";
+import { withDeadline } from "./with-deadline.ts";
 
-/** Delay between the first unsaved change and the snapshot that saves it. */
-const PERSIST_DELAY_MS = 10_000;
-/** Interval of the lease sweep while requests are outstanding. */
-const LEASE_SWEEP_MS = 60_000;
 /** A root that does not answer within this is asked again at the next interval. */
 const ROOT_TIMEOUT_MS = 2000;
 
@@ -48,19 +46,19 @@ export class CoordinatorObject extends DurableObject<Env> {
   #coordinator: EdgeCoordinator | null = null;
   #held: StoredGroup | null = null;
   readonly #metrics = new PoolMetrics(Date.now());
-  #dirty = false;
-  #alarmSet = false;
+  readonly #persist: SnapshotAlarm;
   #rootAskedAt = Number.NEGATIVE_INFINITY;
   #rootAnsweredAt: number | null = null;
   #rootBusy = false;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#persist = new SnapshotAlarm(ctx);
     this.#boot = new ObjectStart(
       ctx,
       (store) => {
         const stored = parseStoredGroup(store.loadPool());
-        if (stored) this.#install(stored);
+        if (stored) this.#install(stored, store);
       },
       "coordinator",
     );
@@ -71,30 +69,19 @@ export class CoordinatorObject extends DurableObject<Env> {
     return this.#boot.ready();
   }
 
-  #install(stored: StoredGroup): void {
+  #install(stored: StoredGroup, store: SnapshotStore): void {
     const coordinator = new EdgeCoordinator(stored.pool, {
       model: stored.model,
       epoch: this.#epoch,
       id: coordinatorName(stored.model, stored.group),
     });
-    const bytes = this.#boot.store?.loadSnapshot();
-    if (bytes) {
-      try {
-        coordinator.restore(bytes);
-      } catch (error) {
-        console.warn(`coordinator ${stored.model}: discarding unreadable snapshot: ${error}`);
-        this.#boot.store?.clearSnapshot();
-      }
-    }
+    restoreSnapshot(store, coordinator, `coordinator ${stored.model}`);
     this.#coordinator = coordinator;
     this.#held = stored;
   }
 
   #touch(): void {
-    this.#dirty = true;
-    if (this.#alarmSet) return;
-    this.#alarmSet = true;
-    void this.ctx.storage.setAlarm(Date.now() + PERSIST_DELAY_MS);
+    this.#persist.touch();
   }
 
   /**
@@ -126,7 +113,7 @@ export class CoordinatorObject extends DurableObject<Env> {
       this.#coordinator.applySettings(pool);
       this.#held = stored;
     } else {
-      this.#install(stored);
+      this.#install(stored, store);
     }
     store.savePool(stored);
   }
@@ -152,20 +139,11 @@ export class CoordinatorObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    this.#alarmSet = false;
-    const store = this.#ready();
     const coordinator = this.#coordinator;
-    if (!coordinator) return;
-    const now = Date.now();
-    coordinator.router.expire(now);
-    if (this.#dirty) {
-      store.saveSnapshot(coordinator.snapshot());
-      this.#dirty = false;
-    }
-    if (coordinator.router.outstanding > 0) {
-      this.#alarmSet = true;
-      void this.ctx.storage.setAlarm(now + LEASE_SWEEP_MS);
-    }
+    this.#persist.run(
+      () => this.#ready(),
+      coordinator && { snapshot: () => coordinator.snapshot(), leases: coordinator.router },
+    );
   }
 
   /** Every `rootIntervalMs` while syncs come: this group's load out, the rest of the pool's in. */
@@ -175,14 +153,17 @@ export class CoordinatorObject extends DurableObject<Env> {
     this.#rootAskedAt = now;
     const exchange = async () => {
       const stub = rootStub(this.env, held.model, held.pool);
-      const ask = () => stub.exchange(coordinator.rootReport(Date.now()), held.version);
-      let answer: RootAnswer | null = await withDeadline(ask(), ROOT_TIMEOUT_MS);
-      if (answer === null) {
-        await stub.applySettings(held.model, held.pool, held.version);
-        answer = await withDeadline(ask(), ROOT_TIMEOUT_MS);
-      }
+      const answer = await withSettings(
+        () =>
+          withDeadline(
+            stub.exchange(coordinator.rootReport(Date.now()), held.version),
+            ROOT_TIMEOUT_MS,
+          ),
+        () => stub.applySettings(held.model, held.pool, held.version),
+        `edge root of ${held.model}`,
+      );
       // A coordinator rebuilt meanwhile (new settings group) asks again at its next interval.
-      if (answer && this.#coordinator === coordinator) {
+      if (this.#coordinator === coordinator) {
         coordinator.onRootAnswer(answer, Date.now());
         this.#rootAnsweredAt = Date.now();
       }

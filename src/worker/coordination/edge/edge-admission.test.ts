@@ -1,20 +1,19 @@
 /**
  * Admission in edge mode, in workerd: the isolate's replica holds, routes late and sheds, as
- * the pool's object does in object mode (pool-object/admission-object.test.ts). Several
+ * the pool's object does in object mode (objects/admission-object.test.ts). Several
  * `ReplicaRegistry`s stand for several isolates; the HTTP tests go through the Worker's entry
  * point, whose module-scope registry is this isolate's.
  */
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { AdmissionStats } from "../../core/admission/admission.ts";
-import { promptKey } from "../../core/prompt/prompt-key.ts";
-import type { RouteDecision } from "../../core/router/router-types.ts";
-import type { PoolRef } from "../edge-routing/pool-stub.ts";
-import type { Routed } from "../edge-routing/route-request.ts";
-import { ApiError } from "../errors/api-error.ts";
-import type { RequestReport } from "../request-record/request-report.ts";
-import { currentSettings } from "../settings/settings-cache.ts";
+import type { AdmissionStats } from "../../../core/admission/admission.ts";
+import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import type { RouteDecision } from "../../../core/router/router-types.ts";
+import { ApiError } from "../../errors/api-error.ts";
+import type { PoolRef } from "../../objects/pool-stub.ts";
+import type { RequestReport } from "../../request-record/request-report.ts";
+import { currentSettings } from "../../settings/settings-cache.ts";
 import {
   admin,
   chat,
@@ -26,7 +25,8 @@ import {
   pool,
   putSettings,
   waitFor,
-} from "../test/helpers.ts";
+} from "../../test/helpers.ts";
+import type { Routed } from "../shared/routed.ts";
 import { ReplicaRegistry } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { syncOnce } from "./sync-loop.ts";

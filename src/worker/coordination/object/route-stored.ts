@@ -8,30 +8,17 @@
  * that does not answer within `routeTimeoutMs` leaves the router not knowing where the
  * response lives, and any other origin would answer the engine's own 404, so the client gets a
  * 503 to retry. Edge pools look the id up in the same object and lease the request in this
- * isolate's replica (route-stored-at-edge.ts).
+ * isolate's replica (../edge/route-stored-at-edge.ts). The pool's front picks one
+ * (../front.ts, `routeStored`).
  */
-import type { RouteRequest } from "../../core/router/router-types.ts";
-import type { ColoProperties } from "../coordinator-object/colo-group.ts";
-import { type PoolRef, poolStub, withSettings } from "../edge-routing/pool-stub.ts";
-import { objectLedger, type Routed } from "../edge-routing/route-request.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
-import { routeStoredAtEdge } from "./route-stored-at-edge.ts";
-import { routedOrThrow } from "./stored-route-answer.ts";
+import type { RouteRequest } from "../../../core/router/router-types.ts";
+import { onObject, type PoolRef, poolStub } from "../../objects/pool-stub.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
+import { routedOrThrow } from "../../stored-responses/stored-route-answer.ts";
+import type { Routed } from "../shared/routed.ts";
+import { objectLedger } from "./route-request.ts";
 
-export function routeStoredResponse(
-  env: Env,
-  ctx: Pick<ExecutionContext, "waitUntil">,
-  ref: PoolRef,
-  responseId: string,
-  request: RouteRequest,
-  cf: ColoProperties | undefined,
-): Promise<Routed> {
-  return ref.pool.coordination === "edge"
-    ? routeStoredAtEdge(env, ctx, ref, responseId, request, cf)
-    : routeStored(env, ref, responseId, request);
-}
-
-async function routeStored(
+export async function routeStored(
   env: Env,
   ref: PoolRef,
   responseId: string,
@@ -41,7 +28,7 @@ async function routeStored(
   const askedAt = Date.now();
   const call = { ...request, responseId, version: ref.version };
   const answer = await withDeadline(
-    withSettings(stub, ref, () => stub.routeStored(call) as Promise<unknown>),
+    onObject(stub, ref, () => stub.routeStored(call) as Promise<unknown>),
     ref.pool.routeTimeoutMs,
   ).catch((error: unknown) => ({ kind: "error" as const, error }));
   const decision = routedOrThrow(ref.pool, responseId, answer);

@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { RouterObject } from "../pool-object/router-object.ts";
+import { RouterObject } from "../../objects/router-object.ts";
 import {
   chat,
   conversation,
@@ -10,7 +10,7 @@ import {
   pool,
   putSettings,
   waitFor,
-} from "../test/helpers.ts";
+} from "../../test/helpers.ts";
 
 const MODEL = "fallback-model";
 const SLOW = "fallback-slow-model";

@@ -7,13 +7,12 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { promptKey } from "../../core/prompt/prompt-key.ts";
-import type { RouteDecision } from "../../core/router/router-types.ts";
-import type { CoordinatorState } from "../coordinator-object/rpc-types.ts";
-import type { PoolRef } from "../edge-routing/pool-stub.ts";
-import type { Routed } from "../edge-routing/route-request.ts";
-import type { RequestReport } from "../request-record/request-report.ts";
-import { currentSettings } from "../settings/settings-cache.ts";
+import { promptKey } from "../../../core/prompt/prompt-key.ts";
+import type { RouteDecision } from "../../../core/router/router-types.ts";
+import type { CoordinatorState } from "../../objects/edge-rpc-types.ts";
+import type { PoolRef } from "../../objects/pool-stub.ts";
+import type { RequestReport } from "../../request-record/request-report.ts";
+import { currentSettings } from "../../settings/settings-cache.ts";
 import {
   admin,
   chat,
@@ -25,7 +24,8 @@ import {
   putSettings,
   signBatch,
   waitFor,
-} from "../test/helpers.ts";
+} from "../../test/helpers.ts";
+import type { Routed } from "../shared/routed.ts";
 import { type EdgePool, ReplicaRegistry } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { syncOnce } from "./sync-loop.ts";

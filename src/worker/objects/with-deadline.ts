@@ -17,3 +17,18 @@ export function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
     if (timer !== undefined) clearTimeout(timer);
   });
 }
+
+/**
+ * `call`'s answer within `ms`, or why there is none (the error's name: `DeadlineError`, ...),
+ * for pages that show many objects, where one stuck object must not fail the page.
+ */
+export async function answerWithin<T>(
+  call: () => Promise<T>,
+  ms: number,
+): Promise<{ answer: T | null; error: string | null }> {
+  try {
+    return { answer: await withDeadline(call(), ms), error: null };
+  } catch (error) {
+    return { answer: null, error: error instanceof Error ? error.name : "error" };
+  }
+}
