@@ -25,8 +25,6 @@
  */
 import type { Health, PrefillRate } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
-import type { EngineLoad } from "../policies/policy.ts";
-import type { PoolSettings } from "../settings/settings-schema.ts";
 import { ActiveChunks } from "./active-chunks.ts";
 import { CircuitBreaker, type CircuitState } from "./circuit-breaker.ts";
 
@@ -50,18 +48,6 @@ export interface LeaseDetail {
   partial?: boolean;
 }
 
-/** A pool's load board options, from its settings (and whether its policies read active chunks). */
-export function boardOptions(pool: PoolSettings, trackActiveChunks: boolean): LoadBoardOptions {
-  return {
-    leaseMs: pool.leaseMs,
-    failureThreshold: pool.circuit.failureThreshold,
-    cooldownMs: pool.circuit.cooldownMs,
-    reportFreshMs: pool.reportFreshMs,
-    reportStaleMs: pool.reportStaleMs,
-    trackActiveChunks,
-  };
-}
-
 export interface Lease {
   readonly ticket: string;
   readonly origin: Slot;
@@ -75,6 +61,16 @@ export interface Lease {
   readonly expires: number;
   /** No first token seen yet. */
   prefilling: boolean;
+}
+
+/** The engine's last report as a policy reads it (`OriginView.engine`). */
+export interface EngineLoad {
+  readonly running: number;
+  readonly waiting: number;
+  /** KV cache usage in [0, 1]. */
+  readonly kvUsage: number;
+  /** 1 for a report younger than the fresh window, falling linearly to 0 at the stale limit. */
+  readonly freshness: number;
 }
 
 export interface EngineReport {

@@ -4,6 +4,7 @@
  * load board and every side effect (leases, index inserts), so the same policy code runs in the
  * Durable Object, in the Worker's fallback and in the simulator.
  */
+import type { EngineLoad } from "../load-board/load-board.ts";
 import type { Rng } from "../rng.ts";
 
 /** What the load board knows of one origin at decision time. */
@@ -39,15 +40,6 @@ export interface OriginView {
   readonly prefillTokensPerSecond: number;
   /** Relative capacity weight (settings, default 1). */
   readonly weight: number;
-}
-
-export interface EngineLoad {
-  readonly running: number;
-  readonly waiting: number;
-  /** KV cache usage in [0, 1]. */
-  readonly kvUsage: number;
-  /** 1 for a report younger than the fresh window, falling linearly to 0 at the stale limit. */
-  readonly freshness: number;
 }
 
 /** The request as the router sees it: hashes from the edge, never the prompt itself. */

@@ -23,12 +23,12 @@
  * reads `loads` (replica-seams.ts).
  */
 import type { EngineEvent } from "../engine-events.ts";
-import { boardOptions, LoadBoard } from "../load-board/load-board.ts";
+import { LoadBoard } from "../load-board/load-board.ts";
 import { asPosition, type Slot } from "../origin-indexes.ts";
-import { usesActiveChunks } from "../policies/index.ts";
 import type { OriginView } from "../policies/policy.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
+import { boardOptions } from "./board-options.ts";
 import { BytesPerTokenLearner, type LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
@@ -101,7 +101,7 @@ export class CoreRouter {
   constructor(pool: PoolSettings, options: CoreRouterOptions) {
     this.model = options.model;
     this.#policy = new PoolPolicy(options.seed ?? 1);
-    this.#board = new LoadBoard(boardOptions(pool, usesActiveChunks(pool)));
+    this.#board = new LoadBoard(boardOptions(pool));
     // KV capacities convert tokens to chunks at the prior bytes per token (known limit:
     // docs/architecture.md); the index reads chunks as tokens at the learned one.
     this.#capacity = new CapacityLearner(chunkTokens(pool.chunkBytes), (slot, chunks) =>
@@ -164,7 +164,7 @@ export class CoreRouter {
   applySettings(pool: PoolSettings): void {
     const old = this.#pool as PoolSettings | undefined;
     this.#pool = pool;
-    this.#board.options = boardOptions(pool, usesActiveChunks(pool));
+    this.#board.options = boardOptions(pool);
     if (
       old?.chunkBytes !== pool.chunkBytes ||
       old.indexMaxChunks !== pool.indexMaxChunks ||
@@ -445,7 +445,7 @@ export class CoreRouter {
       this.#pool.indexFeed,
       index,
     );
-    this.#board = new LoadBoard(boardOptions(this.#pool, usesActiveChunks(this.#pool)));
+    this.#board = new LoadBoard(boardOptions(this.#pool));
     this.#legs.clear();
     this.#capacity.restore(header.slots);
     for (const slot of this.#slots.restore(header.slots, this.#pool.origins)) this.#clear(slot);

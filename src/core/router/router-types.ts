@@ -5,8 +5,7 @@
  */
 import type { Health } from "../engine-events.ts";
 import type { CircuitState } from "../load-board/circuit-breaker.ts";
-import type { MeasuredPrefill } from "../load-board/load-board.ts";
-import type { EngineLoad } from "../policies/policy.ts";
+import type { EngineLoad, MeasuredPrefill } from "../load-board/load-board.ts";
 import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { PdReason } from "./disaggregation.ts";
 import type { ShadowStats } from "./shadow-evaluation.ts";
