@@ -21,7 +21,7 @@
  * today only the simulator's engines send them (docs/architecture.md, "Index feed").
  *
  * A batch carries its own `id` and the time it was made (`at`) inside the signed body, so the
- * pool can tell a replay or a late copy from a new report (`router/batch-ledger.ts`).
+ * pool can tell a replay or a late copy from a new report (`batch-ledger.ts`).
  */
 import { z } from "zod";
 

@@ -10,7 +10,7 @@
  * coordinator to forget that origin). So an exchange is idempotent, a lost answer costs
  * nothing but delay, and a restarted root (a new epoch) is taken as it is. Which webhook
  * batches to apply (each once, none older than the last) stays the caller's, as in object mode
- * (router/batch-ledger.ts). O(coordinators x origins) per exchange.
+ * (batch-ledger.ts). O(coordinators x origins) per exchange.
  */
 import type { EngineEvent, Health } from "../engine-events.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";

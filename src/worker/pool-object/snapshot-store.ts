@@ -10,7 +10,7 @@
  */
 import type { Health } from "../../core/engine-events.ts";
 import type { EngineFacts } from "../../core/engine-facts.ts";
-import type { BatchMark } from "../../core/router/batch-ledger.ts";
+import type { BatchMark } from "../../core/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 
