@@ -14,7 +14,7 @@
  *   1/n is one key taking everything (Jain, Chiu and Hawe 1984).
  */
 import { quantile, round } from "../../../sim/report/stats.ts";
-import type { Priority } from "../../../src/core/router/router-types.ts";
+import type { Priority } from "../../../src/core/route-request.ts";
 import type { FrontRecord } from "../run/client-front.ts";
 import type { Workload } from "../workload/workload.ts";
 import type { Tenant } from "./tenants.ts";

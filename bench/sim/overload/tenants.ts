@@ -8,7 +8,7 @@
  * shares. Deterministic in the seed.
  */
 import { chainHash } from "../../../src/core/chunk-hash.ts";
-import type { Priority, RouteClient } from "../../../src/core/router/router-types.ts";
+import type { Priority, RouteClient } from "../../../src/core/route-request.ts";
 import type { Workload } from "../workload/workload.ts";
 
 export interface Tenant {

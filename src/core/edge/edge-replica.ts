@@ -36,14 +36,9 @@
  */
 import type { LoadBoardOptions, OriginLoadView } from "../load-board/load-board.ts";
 import { prefillWork } from "../prefill-work.ts";
+import type { RouteRequest } from "../route-request.ts";
 import { CoreRouter } from "../router/core-router.ts";
-import type {
-  FailureKind,
-  Outcome,
-  RouteDecision,
-  RouteRequest,
-  RouterStats,
-} from "../router/router-types.ts";
+import type { FailureKind, Outcome, RouteDecision, RouterStats } from "../router/router-types.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { announces } from "./announce.ts";
 import { DecayedRate } from "./decayed-rate.ts";

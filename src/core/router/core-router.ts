@@ -26,6 +26,7 @@ import type { EngineEvent } from "../engine-events.ts";
 import { LoadBoard } from "../load-board/load-board.ts";
 import { asPosition, type Slot } from "../origin-indexes.ts";
 import type { OriginView } from "../policies/policy.ts";
+import type { RouteRequest } from "../route-request.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
 import { boardOptions } from "./board-options.ts";
@@ -59,7 +60,6 @@ import type {
   Outcome,
   PrefillLeg,
   RouteDecision,
-  RouteRequest,
   RouterStats,
 } from "./router-types.ts";
 import { type LearnedSpeed, SpeedLearner } from "./speed-learner.ts";

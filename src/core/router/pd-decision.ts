@@ -7,10 +7,10 @@
  */
 import type { Slot } from "../origin-indexes.ts";
 import type { Rng } from "../rng.ts";
+import type { RouteRequest } from "../route-request.ts";
 import { type Disaggregation, decideDisaggregation } from "./disaggregation.ts";
 import type { PrefillCandidate } from "./prefill-choice.ts";
 import { prefillSpeed, type RouterParts } from "./router-parts.ts";
-import type { RouteRequest } from "./router-types.ts";
 
 /** The P/D decision for a request whose decode origin is in `decodeSlot` (just matched). */
 export function disaggregate(

@@ -9,12 +9,12 @@
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { LoadBoard } from "../load-board/load-board.ts";
 import type { Slot } from "../origin-indexes.ts";
+import type { RouteRequest } from "../route-request.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import type { BytesPerTokenLearner } from "./bytes-per-token.ts";
 import type { CapacityLearner } from "./capacity-learner.ts";
 import type { ClaimIndex } from "./claim-index.ts";
 import type { OriginSlots } from "./origin-slots.ts";
-import type { RouteRequest } from "./router-types.ts";
 import type { SpeedLearner } from "./speed-learner.ts";
 
 export interface RouterParts {

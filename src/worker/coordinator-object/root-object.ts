@@ -17,11 +17,11 @@
  * reports; cache resets already reached the coordinators' indexes.
  */
 import { DurableObject } from "cloudflare:workers";
+import { BatchLedger } from "../../core/batch-ledger.ts";
 import { EdgeRoot } from "../../core/edge/edge-root.ts";
 import type { RootAnswer, RootReport } from "../../core/edge/sync-protocol.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { changesIndex } from "../../core/engine-facts.ts";
-import { BatchLedger } from "../../core/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { EngineFactBook } from "../pool-object/engine-fact-book.ts";
 import { ObjectStart } from "../pool-object/object-start.ts";

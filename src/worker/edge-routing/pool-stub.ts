@@ -5,7 +5,8 @@
  * exception, and making one is cheap (no I/O until it is called).
  */
 import type { EngineEventBatch } from "../../core/engine-events.ts";
-import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
+import type { RouteRequest } from "../../core/route-request.ts";
+import type { RouteDecision } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { RouterObject } from "../pool-object/router-object.ts";
 import type { Admitted, IngestOutcome } from "../pool-object/rpc-types.ts";

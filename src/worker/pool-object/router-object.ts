@@ -35,9 +35,9 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { Admission, type Settled } from "../../core/admission/admission.ts";
+import { BatchLedger } from "../../core/batch-ledger.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { changesIndex } from "../../core/engine-facts.ts";
-import { BatchLedger } from "../../core/batch-ledger.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
 import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";

@@ -11,7 +11,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
-import type { Priority } from "../../../core/router/router-types.ts";
+import type { Priority } from "../../../core/route-request.ts";
 import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
 import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
 import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
