@@ -35,6 +35,7 @@
  * at `edge.bufferMaxRecords`.
  */
 import type { LoadBoardOptions, OriginLoadView } from "../load-board/load-board.ts";
+import { policyTraits } from "../policies/index.ts";
 import { prefillWork } from "../prefill-work.ts";
 import type { RouteRequest } from "../route-request.ts";
 import { CoreRouter } from "../router/core-router.ts";
@@ -144,7 +145,12 @@ export class EdgeReplica {
         pick: (context, decision) =>
           this.#alone(context.now)
             ? pickAlone(context, decision, this.#pool.edge.keyChunks, this.#hot)
-            : pickAmongBest(this.#pool.policy.type, context, decision, this.#unseen(context.now)),
+            : pickAmongBest(
+                policyTraits(this.#pool.policy.type).load,
+                context,
+                decision,
+                this.#unseen(context.now),
+              ),
       },
     });
   }
