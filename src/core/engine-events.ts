@@ -94,4 +94,6 @@ export type EngineEvent = z.infer<typeof engineEvent>;
 export type EngineEventBatch = z.infer<typeof engineEventBatch>;
 export type Health = Extract<EngineEvent, { type: "health" }>["status"];
 export type PrefillRate = Omit<Extract<EngineEvent, { type: "prefill-rate" }>, "type">;
+/** An engine's load report (running, waiting, KV usage): the shape every copy of one extends. */
+export type LoadReport = Omit<Extract<EngineEvent, { type: "load" }>, "type">;
 export type KvEvent = Extract<EngineEvent, { type: "kv-stored" | "kv-removed" }>;

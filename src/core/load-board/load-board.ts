@@ -23,7 +23,7 @@
  * age, kept for operators and for calibration; the fluid queue still drains at the configured
  * speed.
  */
-import type { Health, PrefillRate } from "../engine-events.ts";
+import type { Health, LoadReport, PrefillRate } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
 import { ActiveChunks } from "./active-chunks.ts";
 import { CircuitBreaker, type CircuitState } from "./circuit-breaker.ts";
@@ -63,21 +63,27 @@ export interface Lease {
   prefilling: boolean;
 }
 
-/** The engine's last report as a policy reads it (`OriginView.engine`). */
-export interface EngineLoad {
-  readonly running: number;
-  readonly waiting: number;
-  /** KV cache usage in [0, 1]. */
-  readonly kvUsage: number;
+/** The engine's last report as a policy reads it (`OriginView.engine`); KV usage in [0, 1]. */
+export interface EngineLoad extends Readonly<LoadReport> {
   /** 1 for a report younger than the fresh window, falling linearly to 0 at the stale limit. */
   readonly freshness: number;
 }
 
-export interface EngineReport {
-  running: number;
-  waiting: number;
-  kvUsage: number;
+/** The engine's last report as the board keeps it: when it came (the caller's clock). */
+export interface EngineReport extends LoadReport {
   at: number;
+}
+
+/**
+ * The requests the router sent an origin and has not seen end, as it counts them: the one load
+ * shape the board's view, an edge replica's overlay and edge coordination's messages share.
+ */
+export interface RequestLoad {
+  outstanding: number;
+  activeTokens: number;
+  /** Prefill work queued or running there (short-context token equivalents, prefill-work.ts). */
+  queuedPrefillTokens: number;
+  prefillingTokens: number;
 }
 
 /** The engine's last measured prefill speed and how old it is. */
@@ -112,11 +118,7 @@ class OriginLoad {
   }
 }
 
-export interface OriginLoadView {
-  outstanding: number;
-  activeTokens: number;
-  queuedPrefillTokens: number;
-  prefillingTokens: number;
+export interface OriginLoadView extends RequestLoad {
   /** Distinct in-flight prompt chunks, or null when not tracked. */
   activeChunks: number | null;
   engine: EngineLoad | null;
