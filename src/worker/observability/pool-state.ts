@@ -8,7 +8,7 @@
  * whole page, so one stuck pool cannot hide the others.
  */
 import type { AdmissionStats } from "../../core/admission/admission.ts";
-import type { ReplicaCounters } from "../../core/edge/edge-replica.ts";
+import type { ReplicaCounters } from "../../core/edge/replica-sync.ts";
 import type { RouterStats } from "../../core/router/router-types.ts";
 import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
 import type { CoordinatorState } from "../coordinator-object/rpc-types.ts";
