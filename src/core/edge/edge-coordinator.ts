@@ -269,7 +269,7 @@ export class EdgeCoordinator {
   #apply(r: UpRecord, now: number): void {
     switch (r.t) {
       case "route": {
-        const claim = this.#router.record(r.ticket, r, now);
+        const claim = this.#router.seams.record(r.ticket, r, now);
         if (!claim) return;
         const { hashes, heldChunks, deepestChunks } = claim;
         if (hashes.length === 0 && (r.parent !== null || r.run.length > 0)) {
@@ -379,7 +379,7 @@ export class EdgeCoordinator {
   }
 
   #hottest(now: number): HotPrefixEntry[] {
-    return this.#router
+    return this.#router.seams
       .hottest(HOT_SENT, now)
       .filter((p) => p.requests >= SHARED_HEAT)
       .map((p) => ({

@@ -209,13 +209,14 @@ export class ReplicaSync {
       router.restore(answer.bootstrap);
       c.bootstraps++;
     }
+    const seams = router.seams;
     for (const r of answer.records) {
       if (r.t === "claim") {
-        if (router.adopt(r.origin, r.parent, r.run, now)) c.claimsApplied++;
+        if (seams.adopt(r.origin, r.parent, r.run, now)) c.claimsApplied++;
         else c.claimsUnplaced++;
       } else if (r.t === "drop") {
-        if (r.parent !== null) router.adopt(r.origin, r.parent, [], now);
-        router.drop(r.origin, r.from);
+        if (r.parent !== null) seams.adopt(r.origin, r.parent, [], now);
+        seams.drop(r.origin, r.from);
         c.drops++;
       } else {
         router.ingest(r.origin, [{ type: "cache-reset" }], now);
@@ -223,10 +224,10 @@ export class ReplicaSync {
       }
     }
     this.#since = { epoch: answer.epoch, version: answer.version };
-    router.adoptBytesPerToken(answer.bytesPerToken);
+    seams.adoptBytesPerToken(answer.bytesPerToken);
     for (const e of answer.load) {
-      router.adoptCapacity(e.id, e.capacity);
-      router.adoptSpeed(e.id, e.speed, now);
+      seams.adoptCapacity(e.id, e.capacity);
+      seams.adoptSpeed(e.id, e.speed, now);
     }
   }
 

@@ -19,8 +19,9 @@
  * Edge coordination (src/core/edge) uses it twice: an isolate's replica routes with `edge`
  * hooks (edge-hooks.ts: load from the coordinator's vector, ties seeded by the request, a pick
  * among the best candidates) and applies other isolates' claims; a coordinator applies each
- * isolate's decisions with `record` and then `reroute`, `cancel` and `complete` as usual, and
- * reads `loads` (replica-seams.ts).
+ * isolate's decisions with `record` and then `reroute`, `cancel` and `complete` as usual. What
+ * only the edge asks (`record`, `adopt`, `drop`, the learned figures it adopts, `hottest`) sits
+ * behind `seams` (replica-seams.ts), a narrower interface in its own module.
  */
 import type { EngineEvent } from "../engine-events.ts";
 import { LoadBoard } from "../load-board/load-board.ts";
@@ -31,13 +32,12 @@ import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
 import { boardOptions } from "./board-options.ts";
 import { BytesPerTokenLearner, type LearnedBytesPerToken } from "./bytes-per-token.ts";
-import type { LearnedCapacity } from "./capacity-learner.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
 import { ClaimIndex } from "./claim-index.ts";
 import { DecisionLog } from "./decision-log.ts";
-import type { EdgeHooks, OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
+import type { EdgeHooks, OriginLoad } from "./edge-hooks.ts";
 import { failoverOrder } from "./failover-order.ts";
-import { type HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
+import { HotPrefixes } from "./hot-prefixes.ts";
 import { OriginSlots } from "./origin-slots.ts";
 import { disaggregate } from "./pd-decision.ts";
 import { originViews, policyContext } from "./policy-context.ts";
@@ -50,7 +50,6 @@ import {
   priorSpeed,
   promptTokensOf,
   type RouterParts,
-  retoken,
   tokensPerChunk,
 } from "./router-parts.ts";
 import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
@@ -62,7 +61,7 @@ import type {
   RouteDecision,
   RouterStats,
 } from "./router-types.ts";
-import { type LearnedSpeed, SpeedLearner } from "./speed-learner.ts";
+import { SpeedLearner } from "./speed-learner.ts";
 import { TicketLegs } from "./ticket-legs.ts";
 
 /** Hot prefixes listed by `stats`. */
@@ -93,7 +92,8 @@ export class CoreRouter {
   readonly #parts: RouterParts;
   readonly #legs: TicketLegs;
   readonly #log = new DecisionLog();
-  readonly #seams: ReplicaSeams;
+  /** What edge coordination asks beyond the object's protocol (replica-seams.ts). */
+  readonly seams: ReplicaSeams;
   readonly #edge: EdgeHooks | undefined;
   /** The pool has prefill or decode origins: requests get a P/D decision. */
   #disaggregated = false;
@@ -130,7 +130,7 @@ export class CoreRouter {
       bytesPerToken: this.#bytesPerToken,
     };
     this.#legs = new TicketLegs(this.#parts, options.ticketPrefix ?? "t");
-    this.#seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
+    this.seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
     this.#edge = options.edge;
     this.applySettings(pool);
   }
@@ -148,12 +148,6 @@ export class CoreRouter {
   /** The pool's bytes per token as learned (bytes-per-token.ts). */
   get bytesPerToken(): LearnedBytesPerToken {
     return this.#bytesPerToken.saved();
-  }
-
-  /** Take another router's learned bytes per token (a replica its coordinator's). */
-  adoptBytesPerToken(learned: LearnedBytesPerToken): void {
-    this.#bytesPerToken.adopt(learned);
-    retoken(this.#parts);
   }
 
   get policyName(): string {
@@ -291,45 +285,15 @@ export class CoreRouter {
     return { ...none, alternates: [], policy, reason, ticket: null, prefill: null };
   }
 
-  /** Another router's decision, leased and claimed here (replica-seams.ts). */
-  record(ticket: string, route: RecordedRoute, now: number): RecordedClaim | null {
-    return this.#seams.record(ticket, route, now);
-  }
-
-  /** Another router's claim of a prompt for `originId`, without a lease (replica-seams.ts). */
-  adopt(originId: string, parent: number | null, run: readonly number[], now: number): boolean {
-    return this.#seams.adopt(originId, parent, run, now);
-  }
-
-  /** `originId` no longer holds the chunk named `hash` nor below it. */
-  drop(originId: string, hash: number): void {
-    this.#seams.drop(originId, hash);
-  }
-
-  /** `originId`'s capacity as another router learned it. */
-  adoptCapacity(originId: string, learned: LearnedCapacity): void {
-    this.#seams.adoptCapacity(originId, learned);
-  }
-
-  /** `originId`'s prefill speed as another router learned it (a replica takes its coordinator's). */
-  adoptSpeed(originId: string, learned: LearnedSpeed, now: number): void {
-    this.#seams.adoptSpeed(originId, learned, now);
-  }
-
   /** `originId`'s prefill speed as routing reads it (learned, else its prior); null if unknown. */
   prefillSpeed(originId: string): number | null {
     const slot = this.#slots.slotOf(originId);
     return slot === undefined ? null : prefillSpeed(this.#parts, slot);
   }
 
-  /** The `k` hottest shallow prefixes, hottest first. */
-  hottest(k: number, now: number): HotPrefix[] {
-    return this.#seams.hottest(k, now);
-  }
-
   /** Each origin's load as this router reads it, in settings order, with its capacity. */
   loads(now: number): OriginLoad[] {
-    return this.#seams.loads(now);
+    return this.seams.loads(now);
   }
 
   /**
@@ -450,7 +414,7 @@ export class CoreRouter {
     this.#capacity.restore(header.slots);
     for (const slot of this.#slots.restore(header.slots, this.#pool.origins)) this.#clear(slot);
     this.#configureOrigins();
-    for (const { id, speed } of header.slots) if (speed) this.#seams.adoptSpeed(id, speed, 0);
+    for (const { id, speed } of header.slots) if (speed) this.seams.adoptSpeed(id, speed, 0);
   }
 
   stats(now: number): RouterStats {
