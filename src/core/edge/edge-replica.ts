@@ -59,7 +59,11 @@ export class EdgeReplica {
   readonly #router: CoreRouter;
   readonly #sync: ReplicaSync;
   readonly #overlay = new LoadOverlay();
-  /** This isolate's live tickets and what each put on its origin. */
+  /**
+   * This isolate's live tickets and what each put on its origin: the load the overlay and the
+   * records must take back when the ticket ends. Not the router's tickets: those expire with
+   * their lease, and a late end must still take back what was added (until `#forgetLost`).
+   */
   readonly #live = new Map<string, LiveEffect>();
   #rate: PoolRate = { requestsPerSecond: 0, meanPrefillWork: 0 };
   /** This isolate's own decisions, measured as the coordinators measure the pool's. */

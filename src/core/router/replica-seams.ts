@@ -12,7 +12,7 @@
 import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
 import type { DecisionLog } from "./decision-log.ts";
-import type { OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
+import type { LiveClaim, OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
 import type { HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
 import { drainAtLearnedSpeeds, promptTokensOf, type RouterParts, retoken } from "./router-parts.ts";
 import type { LearnedSpeed } from "./speed-learner.ts";
@@ -59,6 +59,17 @@ export class ReplicaSeams {
       pdReason: null,
     });
     return { hashes, heldChunks: claim.matchedChunks, deepestChunks };
+  }
+
+  /**
+   * The live ticket's origin, its prompt's hashes and the chunks the origin held of it before
+   * the ticket claimed it (what taking the claim back leaves); null for an unknown ticket.
+   */
+  claimOf(ticket: string): LiveClaim | null {
+    const t = this.#legs.get(ticket);
+    if (!t) return null;
+    const { slot, hashes, matchedChunks } = t.claim;
+    return { origin: this.#parts.slots.at(slot).settings.id, hashes, heldChunks: matchedChunks };
   }
 
   /**
