@@ -3,8 +3,8 @@
  * settings, origin slots, the index, the load board, capacities, prefill speeds and the pool's
  * bytes per token. The router replaces the
  * settings on every change and the index and the board when a chunk size, budget or feed
- * changes or a snapshot is restored, so `RouterParts` is a view the router keeps current (its
- * getters read the router's fields): a module reads a part at each call and never keeps it.
+ * changes or a snapshot is restored, in the one object it hands out, so `RouterParts` is a view
+ * the router keeps current: a module reads a part at each call and never keeps it.
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { LoadBoard } from "../load-board/load-board.ts";
