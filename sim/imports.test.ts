@@ -1,16 +1,19 @@
 /**
- * Which top-level folders may import which. `sim/` holds what the benchmark, the tools and the
- * end-to-end tests share (engine model, traces, arrivals, quantiles, tables, progress bar), so
- * nothing outside `bench/` reaches into the benchmark, and the pure core imports none of them.
- * `bench/real` alone may use `tools/`: it runs the local stack and real engines.
- * Relative import specifiers are resolved and checked against the table below.
+ * Which top-level folders may import which, in layers: a folder imports only those below it, never
+ * back up. `sim/` is the simulator (fleet replay, workloads, engine model, traces, arrivals) and
+ * what the benchmarks, the tools and the end-to-end tests share (quantiles, tables, progress bar),
+ * so it imports only the pure core, nothing outside `bench/` reaches into the benchmarks, and the
+ * pure core imports none of them. `bench/real` alone may use `tools/`: it runs the local stack and
+ * real engines. A key naming a file is an entry: a folder allowed it may import that file alone,
+ * not the rest of its folder. Relative import specifiers are resolved and checked against the
+ * table below.
  *
- * Under `src/`, every folder (each directory, so `http/routes` and `http/middleware` are two)
- * must also sit in one order: no folder imports from a folder that imports it back, directly or
- * through others. A cycle means two folders own one idea between them; the test names each
- * folder of the cycle and the files that make its edges. Tests are left out (a test may import
- * whatever it exercises, and test support imports what it supports); production code may not
- * import a test file, so a test cannot close a cycle that production code runs.
+ * Under `src/`, `sim/` and `tools/`, every folder (each directory, so `http/routes` and
+ * `http/middleware` are two) must also sit in one order: no folder imports from a folder that
+ * imports it back, directly or through others. A cycle means two folders own one idea between them; the test
+ * names each folder of the cycle and the files that make its edges. Tests are left out (a test
+ * may import whatever it exercises, and test support imports what it supports); production code
+ * may not import a test file, so a test cannot close a cycle that production code runs.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -18,23 +21,28 @@ import { describe, expect, it } from "vitest";
 
 const repo = resolve(new URL(".", import.meta.url).pathname, "..");
 
-/** Folder -> the folders its files may import (itself included). */
+/** The Worker's pure request checks, the one Worker file code outside the Worker may import. */
+const WORKER_VALIDATION = "src/worker/validation/index.ts";
+
+/** Folder (or entry file) -> the folders and entries its files may import (itself included). */
 const mayImport: Record<string, readonly string[]> = {
   "src/core": ["src/core"],
-  "src/worker": ["src/worker", "src/worker/test", "src/core"],
+  "src/worker": ["src/worker", "src/worker/test", WORKER_VALIDATION, "src/core"],
+  [WORKER_VALIDATION]: [WORKER_VALIDATION, "src/worker", "src/core"],
   /** Test origins and helpers; the end-to-end tests start the same origins in Node. */
   "src/worker/test": ["src/worker/test", "src/worker", "src/core"],
   sim: ["sim", "src/core"],
-  /** bench:core also measures the Worker's pure request checks (src/worker/validation). */
-  bench: ["bench", "sim", "src/core", "src/worker"],
+  /** bench:core also measures the Worker's pure request checks, through their entry. */
+  bench: ["bench", "sim", "src/core", WORKER_VALIDATION],
   /** bench:real runs the local stack, real engines and replays, which `tools/` owns. */
   "bench/real": ["bench/real", "bench", "sim", "src/core", "tools"],
   tools: ["tools", "sim", "src/core"],
   test: ["test", "tools", "sim", "src/core", "src/worker/test"],
 };
 
-/** The folder of `mayImport` a repository path belongs to, if any. */
+/** The folder (or entry) of `mayImport` a repository path belongs to, if any. */
 function folderOf(path: string): string | undefined {
+  if (relative(repo, path) in mayImport) return relative(repo, path);
   const parts = relative(repo, path).split("/");
   const key =
     parts[0] === "bench" && parts[1] === "real"
@@ -48,6 +56,7 @@ function folderOf(path: string): string | undefined {
 }
 
 function sources(dir: string): string[] {
+  if (!statSync(dir).isDirectory()) return [dir];
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sources(path);
@@ -83,10 +92,10 @@ describe("folder imports", () => {
   });
 });
 
-/** Folder -> folder -> the files whose imports make that edge, for production code under src/. */
-function folderGraph(): Map<string, Map<string, string[]>> {
+/** Folder -> folder -> the files whose imports make that edge, for production code under `root`. */
+function folderGraph(root: string): Map<string, Map<string, string[]>> {
   const graph = new Map<string, Map<string, string[]>>();
-  for (const file of sources(join(repo, "src"))) {
+  for (const file of sources(join(repo, root))) {
     if (file.endsWith(".test.ts")) continue;
     const from = relative(repo, dirname(file));
     const edges = graph.get(from) ?? new Map<string, string[]>();
@@ -136,8 +145,19 @@ function cycles(graph: Map<string, Map<string, string[]>>): string[][] {
   return found;
 }
 
+/** Each cycle of `graph`, as the edges between its folders and the files that make them. */
+function describeCycles(graph: Map<string, Map<string, string[]>>): string[][] {
+  return cycles(graph).map((component) =>
+    component.flatMap((from) =>
+      component
+        .filter((to) => graph.get(from)?.has(to))
+        .map((to) => `${from} -> ${to} (${graph.get(from)?.get(to)?.join(", ")})`),
+    ),
+  );
+}
+
 describe("folders under src/", () => {
-  const graph = folderGraph();
+  const graph = folderGraph("src");
 
   it("finds the folders and their imports", () => {
     expect(graph.get("src/core/router")?.has("src/core/radix-index")).toBe(true);
@@ -145,13 +165,31 @@ describe("folders under src/", () => {
   });
 
   it("import one another in one order, never in a cycle", () => {
-    const described = cycles(graph).map((component) =>
-      component.flatMap((from) =>
-        component
-          .filter((to) => graph.get(from)?.has(to))
-          .map((to) => `${from} -> ${to} (${graph.get(from)?.get(to)?.join(", ")})`),
-      ),
-    );
-    expect(described).toEqual([]);
+    expect(describeCycles(graph)).toEqual([]);
+  });
+});
+
+describe("folders under sim/", () => {
+  const graph = folderGraph("sim");
+
+  it("finds the folders and their imports", () => {
+    expect(graph.get("sim/edge")?.has("sim/fleet")).toBe(true);
+    expect(graph.get("sim/fleet")?.has("sim/engine")).toBe(true);
+  });
+
+  it("import one another in one order, never in a cycle", () => {
+    expect(describeCycles(graph)).toEqual([]);
+  });
+});
+
+describe("folders under tools/", () => {
+  const graph = folderGraph("tools");
+
+  it("finds the folders and their imports", () => {
+    expect(graph.get("tools/start")?.has("tools/llama")).toBe(true);
+  });
+
+  it("import one another in one order, never in a cycle", () => {
+    expect(describeCycles(graph)).toEqual([]);
   });
 });

@@ -9,13 +9,13 @@
 import { quantile } from "../../sim/report/stats.ts";
 import { formatTable } from "../../sim/report/table.ts";
 import { promptKey } from "../../src/core/prompt/prompt-key.ts";
-import { ApiError } from "../../src/worker/errors/api-error.ts";
-import { exceedsJsonBudget } from "../../src/worker/validation/json-budget.ts";
 import {
+  ApiError,
   chatRequest,
   completionRequest,
+  exceedsJsonBudget,
   validateLlmRequest,
-} from "../../src/worker/validation/llm-request.ts";
+} from "../../src/worker/validation/index.ts";
 import { allocatedBytes, tryGc } from "./heap.ts";
 import { WORST_SHAPES } from "./worst-shapes.ts";
 

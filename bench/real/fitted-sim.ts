@@ -22,14 +22,14 @@
  * other jobs), and the profile's one linear speed folds in attention. bench/sim/README.md, "bench:real", says what the gaps come to.
  */
 import type { EngineProfile } from "../../sim/engine/profiles.ts";
+import { simulatePolicy } from "../../sim/fleet/fleet-sim.ts";
+import { informationOf } from "../../sim/fleet/information.ts";
+import type { PolicyResult } from "../../sim/fleet/result-types.ts";
+import type { Workload } from "../../sim/workload/workload.ts";
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
 import { type PolicyType, policyOf } from "../../src/core/policies/index.ts";
 import { promptKey } from "../../src/core/prompt/prompt-key.ts";
 import type { ReplayRequest, ReplayResult } from "../../tools/replay/replay.ts";
-import { simulatePolicy } from "../sim/run/fleet-sim.ts";
-import { informationOf } from "../sim/run/information.ts";
-import type { PolicyResult } from "../sim/run/result-types.ts";
-import type { Workload } from "../sim/workload/workload.ts";
 
 /** What the real engines were and did, in their own tokens (one per byte). */
 export interface RealEngines {

@@ -3,11 +3,12 @@
  * p50/p90, engine-reported cached fraction, requests per origin, wall time), the same figures
  * from the fitted simulator and the gap between them, and the issue's targets checked.
  */
+
+import type { PolicyResult } from "../../sim/fleet/result-types.ts";
 import { formatTable } from "../../sim/report/table.ts";
 import type { EngineCounters } from "../../tools/llama/engine-counters.ts";
 import type { ReplayResult } from "../../tools/replay/replay.ts";
 import { summarise } from "../../tools/replay/summary.ts";
-import type { PolicyResult } from "../sim/run/result-types.ts";
 
 export interface Figures {
   policy: string;

@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { commandLine } from "../../sim/cli/cli-args.ts";
 import { DEFAULT_PROFILE, profileNamed } from "../../sim/engine/profiles.ts";
+import { toJson, writeFile } from "../../sim/report/write.ts";
 import { parseMooncake } from "../../sim/trace/mooncake.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
 import {
@@ -27,9 +28,8 @@ import {
 import { addCounters, readCounters } from "../../tools/llama/engine-counters.ts";
 import { type Stack, startStack } from "../../tools/local-stack/stack.ts";
 import { type ReplayRequest, type ReplayResult, replay } from "../../tools/replay/replay.ts";
+import { schedule } from "../../tools/replay/schedule.ts";
 import { conversations } from "../../tools/replay/sessions.ts";
-import { schedule } from "../../tools/start/schedule.ts";
-import { toJson, writeFile } from "../sim/report/write.ts";
 import { fittedProfile, realWorkload, simulateReal } from "./fitted-sim.ts";
 import {
   type Figures,

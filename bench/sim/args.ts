@@ -8,19 +8,23 @@ import { existsSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseCommandLine, UsageError } from "../../sim/cli/cli-args.ts";
+import { COORDINATION_MODES, type CoordinationMode } from "../../sim/edge/coordination.ts";
 import { DEFAULT_PROFILE, PROFILES } from "../../sim/engine/profiles.ts";
+import { type FleetPart, GPU_KINDS, parseFleet } from "../../sim/fleet/gpu-fleet.ts";
+import {
+  DISAGGREGATION_MODES,
+  type DisaggregationMode,
+  type PdFleet,
+} from "../../sim/fleet/pd-fleet.ts";
+import type { PolicyChoice } from "../../sim/fleet/policy-choice.ts";
+import type { BenchSpec } from "../../sim/fleet/runner.ts";
 import { ARRIVAL_MODES, type ArrivalMode } from "../../sim/trace/arrivals.ts";
 import { GENERATORS } from "../../sim/trace/generators.ts";
+import type { TraceSource } from "../../sim/workload/workload.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
 import { POLICY_TYPES, type PolicyType } from "../../src/core/policies/index.ts";
 import { SPLITS, type Split } from "./capacity/samples.ts";
 import { tunedChoice } from "./capacity/tuned.ts";
-import { COORDINATION_MODES, type CoordinationMode } from "./edge/coordination.ts";
-import { type FleetPart, GPU_KINDS, parseFleet } from "./run/gpu-fleet.ts";
-import { DISAGGREGATION_MODES, type DisaggregationMode, type PdFleet } from "./run/pd-fleet.ts";
-import type { PolicyChoice } from "./run/policy-choice.ts";
-import type { BenchSpec } from "./run/runner.ts";
-import type { TraceSource } from "./workload/workload.ts";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const DEFAULT_TRACE = fileURLToPath(

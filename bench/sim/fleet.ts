@@ -8,15 +8,15 @@
  */
 
 import { runCli } from "../../sim/cli/cli-args.ts";
+import type { PolicyResult } from "../../sim/fleet/result-types.ts";
+import { policyRuns, runBenchmark, withSeed, workloadOf } from "../../sim/fleet/runner.ts";
 import { ProgressBar } from "../../sim/report/progress.ts";
 import { formatTable } from "../../sim/report/table.ts";
+import { toJson, writeFile } from "../../sim/report/write.ts";
 import { outputPaths, parseCli, USAGE } from "./args.ts";
 import { type FleetSweep, fleetPage, runsOfSize } from "./report/html.ts";
 import { formatSpread, spreadOf } from "./report/spread.ts";
 import { headerLines, resultsTable } from "./report/table.ts";
-import { toJson, writeFile } from "./report/write.ts";
-import type { PolicyResult } from "./run/result-types.ts";
-import { policyRuns, runBenchmark, withSeed, workloadOf } from "./run/runner.ts";
 
 function sweepTable(s: FleetSweep): string {
   const policies = s.runs[0]?.results.map((p) => p.policy) ?? [];

@@ -7,12 +7,12 @@
 
 import { resolve } from "node:path";
 import { parseCommandLine, runCli } from "../../sim/cli/cli-args.ts";
+import { workloadOf } from "../../sim/fleet/runner.ts";
+import { toJson, writeFile } from "../../sim/report/write.ts";
 import { DEFAULT_TRACE, REPO_ROOT, UsageError } from "./args.ts";
 import { keyTable, overloadTargets, poolTable, priorityTable } from "./overload/overload-report.ts";
 import { type OverloadRun, type OverloadSetup, runOverload } from "./overload/overload-run.ts";
 import { overloadCases, SCENARIOS } from "./overload/overload-scenarios.ts";
-import { toJson, writeFile } from "./report/write.ts";
-import { workloadOf } from "./run/runner.ts";
 
 /**
  * `cost`'s capacity on this workload at p90 TTFT 2 s (`npm run bench:capacity -- --origins 8`,

@@ -6,10 +6,10 @@
  * writes the JSON to bench/results/pd-<trace>-....json unless `--json` says otherwise.
  */
 import { runCli } from "../../sim/cli/cli-args.ts";
+import { toJson, writeFile } from "../../sim/report/write.ts";
 import { outputPaths, parseCli, USAGE } from "./args.ts";
+import { runPdComparison } from "./pd/pd-comparison.ts";
 import { pdTable, pdTargetLines, policiesOf } from "./report/pd-table.ts";
-import { toJson, writeFile } from "./report/write.ts";
-import { runPdComparison } from "./run/pd-comparison.ts";
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

@@ -7,6 +7,8 @@
  */
 
 import { runCli } from "../../sim/cli/cli-args.ts";
+import { formatFleet } from "../../sim/fleet/gpu-fleet.ts";
+import { toJson, writeFile } from "../../sim/report/write.ts";
 import { parseCli, USAGE, UsageError } from "./args.ts";
 import { runCapacity } from "./capacity/capacity-run.ts";
 import { ProbePool } from "./capacity/probe-pool.ts";
@@ -19,8 +21,6 @@ import {
   type TunedFile,
 } from "./capacity/tuned.ts";
 import { parseObjective } from "./capacity/verdict.ts";
-import { toJson, writeFile } from "./report/write.ts";
-import { formatFleet } from "./run/gpu-fleet.ts";
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);

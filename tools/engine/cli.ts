@@ -1,6 +1,7 @@
 /**
  * `npm run engine -- --id gpu-a --port 9101 [--profile NAME] [--router URL] [--time-scale S]`
- * An OpenAI-compatible engine simulator. With `--router`, it also reports its load to the router
+ * An engine simulator speaking chat and text completions, Anthropic Messages and OpenAI
+ * Responses (engine-server.ts). With `--router`, it also reports its load to the router
  * the way the reporter beside a real vLLM server does (signed with WEBHOOK_SECRET).
  * With `--pd vllm-nixl|sglang --role prefill|decode`, it is one side of a disaggregated pair
  * (pd/pd-role.ts); the prefill side prints the private address its decode engines dial.

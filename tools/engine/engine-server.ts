@@ -1,34 +1,50 @@
 /**
  * An OpenAI-compatible engine over the simulator's model: `/v1/chat/completions` and
- * `/v1/completions` (streaming and not, `stream_options.include_usage`), `/v1/models`,
- * `/health` and `/metrics` (vLLM names). It hashes the canonical prompt exactly as the router
- * does, so one engine block is one router chunk, and its prefix cache is the model's block LRU.
- * Output is deterministic filler; its length is `max_tokens` (or `max_completion_tokens`).
+ * `/v1/completions` (streaming and not, `stream_options.include_usage`), Anthropic's
+ * `/v1/messages` and `/v1/messages/count_tokens`, OpenAI's `/v1/responses` (with stored
+ * responses: `previous_response_id`, `GET` and `DELETE /v1/responses/{id}`), `/v1/models`,
+ * `/health` and `/metrics` (vLLM names). It hashes the canonical prompt of each API exactly as
+ * the router does (`promptKey`), so one engine block is one router chunk, and its prefix cache
+ * is the model's block LRU: one cache for every API, so a conversation hits the same cached
+ * fraction through any of them (a text-only one the same blocks). Each API's answer and usage
+ * are written in its own format (`openai-format.ts`, `messages-format.ts`,
+ * `responses-format.ts`), and its errors in its own shape. Output is deterministic filler; its
+ * length is `max_tokens` (`max_completion_tokens`, `max_output_tokens`).
  * With `pd`, it is one side of a disaggregated prefill/decode pair (pd/pd-role.ts): a prefill
  * engine answers the fields its decode engine needs, a decode engine fetches the prompt's KV
- * from its prefill engine before it decodes.
+ * from its prefill engine before it decodes. The P/D legs are chat and completions; such an
+ * engine answers the other APIs with a 400.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EngineRequest } from "../../sim/engine/engine.ts";
 import type { EngineProfile } from "../../sim/engine/profiles.ts";
 import { BYTES_PER_TOKEN, DEFAULT_CHUNK_BYTES } from "../../src/core/chunk-hash.ts";
-import { promptKey } from "../../src/core/prompt/prompt-key.ts";
+import { type PromptApi, promptKey } from "../../src/core/prompt/prompt-key.ts";
+import { type Parsed, parseCompletion, parseMessages, parseResponses } from "./engine-requests.ts";
 import { fillerTokens } from "./filler.ts";
 import { LiveEngine, type Progress } from "./live-engine.ts";
+import { messagesError, messagesWriter } from "./messages-format.ts";
 import { metricsText } from "./metrics-text.ts";
 import {
-  chunk,
-  completion,
+  type AnswerWriter,
+  type Counts,
+  completionWriter,
   DONE,
   type Envelope,
   errorBody,
   type Kind,
-  usageChunk,
-  usageOf,
 } from "./openai-format.ts";
 import { type PdEngineOptions, startPdRole } from "./pd/pd-engine.ts";
 import { type PdError, type PdRole, WHOLE } from "./pd/pd-role.ts";
+import { ResponseStore } from "./response-store.ts";
+import {
+  outputMessage,
+  type ResponseEnvelope,
+  responseNotFound,
+  responseObject,
+  responsesWriter,
+} from "./responses-format.ts";
 
 export interface EngineServerOptions {
   id: string;
@@ -42,6 +58,8 @@ export interface EngineServerOptions {
   pd?: PdEngineOptions;
   /** Where P/D notices go ("invalid KVTransferParams", transfers recomputed). */
   log?: (line: string) => void;
+  /** Stored responses kept (least recently used forgotten first); default 1,000. */
+  storedResponses?: number;
 }
 
 export interface RunningEngine {
@@ -50,10 +68,19 @@ export interface RunningEngine {
   server: Server;
   /** The engine's P/D role, whose `endpoint` other engines dial; null for a whole engine. */
   pd: PdRole | null;
+  responses: ResponseStore;
   close(): Promise<void>;
 }
 
 const BLOCK_TOKENS = DEFAULT_CHUNK_BYTES / BYTES_PER_TOKEN;
+const POST_PATHS = new Set([
+  "/v1/chat/completions",
+  "/v1/completions",
+  "/v1/messages",
+  "/v1/messages/count_tokens",
+  "/v1/responses",
+]);
+const RESPONSE_PATH = /^\/v1\/responses\/([^/]+)$/;
 const MAX_BODY = 64 * 1024 * 1024;
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -75,44 +102,27 @@ function send(res: ServerResponse, status: number, body: string, type = "applica
   res.end(body);
 }
 
-interface Parsed {
-  body: { model: string; [field: string]: unknown };
-  maxTokens: number;
-  stream: boolean;
-  includeUsage: boolean;
+/** One request to generate for: its API, what to hash, how to answer. */
+interface Job {
+  api: PromptApi;
+  parsed: Parsed;
+  e: Envelope;
+  writer: AnswerWriter;
+  /** A 400's body in the API's shape. */
+  error(message: string): string;
+  /** The whole answer is out (the Responses API stores it). */
+  onDone?(text: string, counts: Counts, answer: Record<string, unknown> | null): void;
 }
 
-function parse(text: string, kind: Kind, defaultMaxTokens: number): Parsed | string {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return "body is not valid JSON";
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    return "body must be a JSON object";
-  const b = body as Record<string, unknown>;
-  if (typeof b.model !== "string") return "model is required";
-  if (kind === "chat" && (!Array.isArray(b.messages) || b.messages.length === 0))
-    return "messages must be a non-empty array";
-  if (kind === "text" && b.prompt === undefined) return "prompt is required";
-  const max = b.max_completion_tokens ?? b.max_tokens ?? defaultMaxTokens;
-  if (typeof max !== "number" || !Number.isInteger(max) || max < 1)
-    return "max_tokens must be a positive integer";
-  const options = b.stream_options as { include_usage?: unknown } | undefined;
-  return {
-    body: b as Parsed["body"],
-    maxTokens: max,
-    stream: b.stream === true,
-    includeUsage: options?.include_usage === true,
-  };
-}
+/** An engine-unique id for answers that outlive the request (stored responses). */
+const idSalt = Date.now().toString(36);
 
 export async function startEngineServer(options: EngineServerOptions): Promise<RunningEngine> {
   const live = new LiveEngine(options.profile, BLOCK_TOKENS, options.timeScale);
   const model = options.profile.model;
   const host = options.host ?? "127.0.0.1";
   let sequence = 0;
+  const store = new ResponseStore(options.storedResponses ?? 1000);
   const pd: PdRole | null = options.pd
     ? await startPdRole(options.pd, {
         id: options.id,
@@ -123,29 +133,27 @@ export async function startEngineServer(options: EngineServerOptions): Promise<R
       })
     : null;
 
-  async function generate(
-    kind: Kind,
-    p: Parsed,
-    req: IncomingMessage,
-    res: ServerResponse,
-  ): Promise<void> {
-    const key = promptKey(p.body);
-    const seed = sequence++;
-    // vLLM names a request after the client's x-request-id (its `remote_request_id` in P/D).
+  /** vLLM names a request after the client's x-request-id (its `remote_request_id` in P/D). */
+  function requestName(req: IncomingMessage, seed: number): string {
     const clientId = req.headers["x-request-id"];
-    const base = typeof clientId === "string" && clientId ? clientId : `${options.id}-${seed}`;
-    const e: Envelope = {
-      id: `${kind === "chat" ? "chatcmpl" : "cmpl"}-${base}`,
-      created: Math.floor(Date.now() / 1000),
-      model: p.body.model,
-    };
+    return typeof clientId === "string" && clientId ? clientId : `${options.id}-${seed}`;
+  }
+
+  async function generate(job: Job, seed: number, res: ServerResponse): Promise<void> {
+    const { parsed: p, e, writer } = job;
+    const key = promptKey(p.body, DEFAULT_CHUNK_BYTES, job.api);
     const gone = new AbortController();
     res.on("close", () => gone.abort());
     const blocks = Math.ceil((key.promptTokens + p.maxTokens) / BLOCK_TOKENS);
     if (blocks > live.engine.cache.total) {
       // vLLM rejects such a request up front (longer than max_model_len allows).
       const message = `the request needs ${blocks} KV blocks, more than the engine's ${live.engine.cache.total}`;
-      return send(res, 400, errorBody(message, "BadRequestError"));
+      return send(res, 400, job.error(message));
+    }
+    const chatShaped = job.api === "chat" || job.api === "completions";
+    if (pd && !chatShaped) {
+      const message = "a disaggregated prefill/decode engine serves chat and completions only";
+      return send(res, 400, job.error(message));
     }
     if (p.stream) {
       res.writeHead(200, {
@@ -153,6 +161,8 @@ export async function startEngineServer(options: EngineServerOptions): Promise<R
         "cache-control": "no-cache",
         connection: "keep-alive",
       });
+      const opening = writer.open();
+      if (opening) res.write(opening);
       res.flushHeaders();
     }
     const plan = pd
@@ -171,9 +181,13 @@ export async function startEngineServer(options: EngineServerOptions): Promise<R
     }
     let text = "";
     let emitted = 0;
+    const counts = (request: EngineRequest): Counts => ({
+      promptTokens: key.promptTokens,
+      cachedTokens: plan.reportedCached ?? Math.max(0, request.cachedTokens),
+      outputTokens: request.generated,
+    });
     const finish = async (request: EngineRequest) => {
-      const cached = plan.reportedCached ?? Math.max(0, request.cachedTokens);
-      const usage = usageOf(key.promptTokens, request.generated, cached);
+      const c = counts(request);
       const extra = plan.finish ? await plan.finish(request) : { fields: {} };
       if (gone.signal.aborted) return;
       if ("error" in extra) {
@@ -181,30 +195,110 @@ export async function startEngineServer(options: EngineServerOptions): Promise<R
         return;
       }
       if (!p.stream) {
-        const answer = completion(kind, e, text, "length", usage) as Record<string, unknown>;
-        return send(res, 200, JSON.stringify({ ...answer, ...extra.fields }));
+        const answer = { ...writer.whole(text, c), ...extra.fields };
+        send(res, 200, JSON.stringify(answer));
+        job.onDone?.(text, c, answer);
+        return;
       }
-      res.write(chunk(kind, e, "", "length", false));
-      if (p.includeUsage) res.write(usageChunk(kind, e, usage));
-      res.end(DONE);
+      res.end(writer.close(text, c));
+      job.onDone?.(text, c, null);
     };
     const progress: Progress = {
       onTokens(count, first) {
         const piece = fillerTokens(seed, emitted, count);
         emitted += count;
-        if (!p.stream) {
-          text += piece;
-          return;
-        }
-        if (gone.signal.aborted) return;
-        if (first) res.write(chunk(kind, e, "", null, true));
-        res.write(chunk(kind, e, piece, null, false));
+        text += piece;
+        if (!p.stream || gone.signal.aborted) return;
+        res.write(writer.delta(piece, first, counts(request)));
       },
       onDone: (request) => void finish(request),
     };
-    live.submit(key.chunkHashes, key.promptTokens, plan.maxTokens ?? p.maxTokens, progress, {
-      remoteTokens: plan.remoteTokens,
-    });
+    const request = live.submit(
+      key.chunkHashes,
+      key.promptTokens,
+      plan.maxTokens ?? p.maxTokens,
+      progress,
+      { remoteTokens: plan.remoteTokens },
+    );
+  }
+
+  function completions(kind: Kind, text: string, req: IncomingMessage, res: ServerResponse) {
+    const parsed = parseCompletion(text, kind, options.defaultMaxTokens ?? 16);
+    const error = (message: string) => errorBody(message, "BadRequestError");
+    if (typeof parsed === "string") return send(res, 400, error(parsed));
+    const seed = sequence++;
+    const e: Envelope = {
+      id: `${kind === "chat" ? "chatcmpl" : "cmpl"}-${requestName(req, seed)}`,
+      created: Math.floor(Date.now() / 1000),
+      model: parsed.body.model,
+    };
+    const writer = completionWriter(kind, e, parsed.includeUsage);
+    const api = kind === "chat" ? "chat" : "completions";
+    return generate({ api, parsed, e, writer, error }, seed, res);
+  }
+
+  function messages(text: string, req: IncomingMessage, res: ServerResponse) {
+    const parsed = parseMessages(text);
+    if (typeof parsed === "string") return send(res, 400, messagesError(parsed));
+    const seed = sequence++;
+    const e: Envelope = {
+      id: `msg_${requestName(req, seed)}`,
+      created: Math.floor(Date.now() / 1000),
+      model: parsed.body.model,
+    };
+    const writer = messagesWriter(e);
+    return generate({ api: "messages", parsed, e, writer, error: messagesError }, seed, res);
+  }
+
+  function countTokens(text: string, res: ServerResponse) {
+    const parsed = parseMessages(text, true);
+    if (typeof parsed === "string") return send(res, 400, messagesError(parsed));
+    const { promptTokens } = promptKey(parsed.body, DEFAULT_CHUNK_BYTES, "messages");
+    return send(res, 200, JSON.stringify({ input_tokens: promptTokens }));
+  }
+
+  /** A follow-up continues the stored conversation: the engine hashes all of it. */
+  function responses(text: string, res: ServerResponse) {
+    const parsed = parseResponses(text, options.defaultMaxTokens ?? 16);
+    const error = (message: string) => errorBody(message, "invalid_request_error");
+    if (typeof parsed === "string") return send(res, 400, error(parsed));
+    const previous = parsed.previousResponseId;
+    const stored = previous === null ? undefined : store.get(previous);
+    if (previous !== null && !stored) return send(res, 404, responseNotFound(previous));
+    const conversation = [...(stored?.conversation ?? []), ...parsed.input];
+    const seed = sequence++;
+    const e: ResponseEnvelope = {
+      id: `resp_${options.id}-${idSalt}-${seed}`,
+      itemId: `msg_${options.id}-${idSalt}-${seed}`,
+      created: Math.floor(Date.now() / 1000),
+      model: parsed.body.model,
+      previousResponseId: previous,
+      store: parsed.store,
+    };
+    const job: Job = {
+      api: "responses",
+      parsed: { ...parsed, body: { ...parsed.body, input: conversation } },
+      e,
+      writer: responsesWriter(e),
+      error,
+      onDone(output, counts, answer) {
+        if (!parsed.store) return;
+        store.set(e.id, {
+          response: answer ?? responseObject(e, output, counts),
+          conversation: [...conversation, outputMessage(e.itemId, output, true)],
+        });
+      },
+    };
+    return generate(job, seed, res);
+  }
+
+  /** `GET` or `DELETE /v1/responses/{id}`. */
+  function storedResponse(method: string, id: string, res: ServerResponse) {
+    const stored = store.get(id);
+    if (!stored) return send(res, 404, responseNotFound(id));
+    if (method === "GET") return send(res, 200, JSON.stringify(stored.response));
+    store.delete(id);
+    return send(res, 200, JSON.stringify({ id, object: "response", deleted: true }));
   }
 
   const server = createServer(async (req, res) => {
@@ -224,14 +318,19 @@ export async function startEngineServer(options: EngineServerOptions): Promise<R
           }),
         );
       }
-      const kind: Kind | null =
-        path === "/v1/chat/completions" ? "chat" : path === "/v1/completions" ? "text" : null;
-      if (req.method !== "POST" || kind === null) {
+      const stored = RESPONSE_PATH.exec(path ?? "");
+      if (stored && (req.method === "GET" || req.method === "DELETE")) {
+        return storedResponse(req.method, decodeURIComponent(stored[1] as string), res);
+      }
+      if (req.method !== "POST" || !(path !== undefined && POST_PATHS.has(path))) {
         return send(res, 404, errorBody(`no route ${req.method} ${path}`, "NotFoundError"));
       }
-      const parsed = parse(await readBody(req), kind, options.defaultMaxTokens ?? 16);
-      if (typeof parsed === "string") return send(res, 400, errorBody(parsed, "BadRequestError"));
-      await generate(kind, parsed, req, res);
+      const text = await readBody(req);
+      if (path === "/v1/chat/completions") await completions("chat", text, req, res);
+      else if (path === "/v1/completions") await completions("text", text, req, res);
+      else if (path === "/v1/messages") await messages(text, req, res);
+      else if (path === "/v1/messages/count_tokens") countTokens(text, res);
+      else await responses(text, res);
     } catch (error) {
       send(
         res,
@@ -250,6 +349,7 @@ export async function startEngineServer(options: EngineServerOptions): Promise<R
         live,
         server,
         pd,
+        responses: store,
         close: async () => {
           live.close();
           server.closeAllConnections();

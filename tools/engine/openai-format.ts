@@ -84,3 +84,37 @@ export function completion(
 export function errorBody(message: string, type: string, code: string | null = null): string {
   return JSON.stringify({ error: { message, type, param: null, code } });
 }
+
+/** The counts an answer reports: the whole prompt, its cached part, the output. */
+export interface Counts {
+  promptTokens: number;
+  cachedTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * One API's answer as text on the wire, so the engine's generation loop is the same for every
+ * API: an unstreamed body, or a stream of SSE events (`open` when the stream starts, `delta` for
+ * each piece of output, the first with the prompt's counts known, `close` to end it).
+ */
+export interface AnswerWriter {
+  open(): string;
+  delta(piece: string, first: boolean, counts: Counts): string;
+  close(text: string, counts: Counts): string;
+  whole(text: string, counts: Counts): Record<string, unknown>;
+}
+
+/** Chat and text completions as vLLM writes them (usage at the end only when asked for). */
+export function completionWriter(kind: Kind, e: Envelope, includeUsage: boolean): AnswerWriter {
+  const usage = (c: Counts) => usageOf(c.promptTokens, c.outputTokens, c.cachedTokens);
+  return {
+    open: () => "",
+    delta: (piece, first) =>
+      (first ? chunk(kind, e, "", null, true) : "") + chunk(kind, e, piece, null, false),
+    close: (_text, c) =>
+      chunk(kind, e, "", "length", false) +
+      (includeUsage ? usageChunk(kind, e, usage(c)) : "") +
+      DONE,
+    whole: (text, c) => completion(kind, e, text, "length", usage(c)) as Record<string, unknown>,
+  };
+}

@@ -19,7 +19,7 @@
  */
 import { availableParallelism } from "node:os";
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
-import type { ScheduleOptions } from "../start/schedule.ts";
+import type { ScheduleOptions } from "../replay/schedule.ts";
 import { counterDelta, type EngineCounters, readCounters } from "./engine-counters.ts";
 import { type LlamaFleet, startLlamaFleet, threadsPerEngine } from "./llama-fleet.ts";
 import { findLlamaServer } from "./llama-server.ts";

@@ -31,11 +31,11 @@ import { COORDINATION_MODES, type Coordination } from "../../src/core/settings/e
 import { CPU_POOL, CPU_PROMPTS, type CpuEngines, startCpuEngines } from "../llama/cpu-engines.ts";
 import { pdFleet, type Stack, startStack } from "../local-stack/stack.ts";
 import { replay } from "../replay/replay.ts";
+import { schedule } from "../replay/schedule.ts";
 import { conversations } from "../replay/sessions.ts";
 import { formatSummaries, type PolicySummary, summarise } from "../replay/summary.ts";
 import { pdSummary } from "./pd-summary.ts";
 import { replayKey } from "./replay-key.ts";
-import { schedule } from "./schedule.ts";
 
 const root = resolve(import.meta.dirname, "../..");
 const usage =

@@ -2,10 +2,15 @@
  * One capacity run from the command line: progress on stderr (one line per finished search,
  * wall time there only), then the table and targets on stdout, the JSON and HTML on disk.
  */
+
+import {
+  type Coordination,
+  EDGE_STICKINESS,
+  EDGE_TOPOLOGY,
+} from "../../../sim/edge/coordination.ts";
+import { formatFleet } from "../../../sim/fleet/gpu-fleet.ts";
+import { toJson, writeFile } from "../../../sim/report/write.ts";
 import { type CliOptions, UsageError } from "../args.ts";
-import { type Coordination, EDGE_STICKINESS, EDGE_TOPOLOGY } from "../edge/coordination.ts";
-import { toJson, writeFile } from "../report/write.ts";
-import { formatFleet } from "../run/gpu-fleet.ts";
 import {
   capacityHeader,
   capacityPage,

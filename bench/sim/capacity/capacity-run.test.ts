@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { Coordination } from "../../../sim/edge/coordination.ts";
+import { conversationSpec } from "../../../sim/fleet/test-spec.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
-import type { Coordination } from "../edge/coordination.ts";
-import { conversationSpec } from "../run/test-spec.ts";
 import { type CapacityResult, FIRST_LOAD, runCapacity } from "./capacity-run.ts";
 import { ProbePool } from "./probe-pool.ts";
 

@@ -10,21 +10,22 @@
  * one probe pool; every probe is a pure function of its task, so the result does not depend on
  * which finished first.
  *
- * With coordination modes (`--coordination object,edge`, ../edge/coordination.ts) every policy
+ * With coordination modes (`--coordination object,edge`, sim/edge/coordination.ts) every policy
  * is searched once per mode, and with both, each seed's edge capacity over its object capacity
  * (same seed, same arrivals) gives the paired ratio with its 95% CI over seeds.
  */
+
+import type { Coordination, CoordinationMode } from "../../../sim/edge/coordination.ts";
+import { fleetChunks, formatFleet } from "../../../sim/fleet/gpu-fleet.ts";
+import { READS_PREFILL_SPEED } from "../../../sim/fleet/information.ts";
+import { choiceOf, type PolicyChoice } from "../../../sim/fleet/policy-choice.ts";
+import type { BenchSpec } from "../../../sim/fleet/runner.ts";
 import { round } from "../../../sim/report/stats.ts";
+import { fleetOracleHitRate, infiniteOracleHitRate } from "../../../sim/workload/oracle.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
-import type { Coordination, CoordinationMode } from "../edge/coordination.ts";
 import { meanInterval, type RatioStats, ratioStats } from "../edge/paired-stats.ts";
 import { type Spread, spreadOf } from "../report/spread.ts";
-import { fleetChunks, formatFleet } from "../run/gpu-fleet.ts";
-import { READS_PREFILL_SPEED } from "../run/information.ts";
-import { choiceOf, type PolicyChoice } from "../run/policy-choice.ts";
-import type { BenchSpec } from "../run/runner.ts";
-import { fleetOracleHitRate, infiniteOracleHitRate } from "../workload/oracle.ts";
-import type { Workload } from "../workload/workload.ts";
 import { type Ceilings, oracleCeilingRps } from "./ceilings.ts";
 import { offeredRps, type ProbeRecord } from "./probe.ts";
 import type { ProbePool } from "./probe-pool.ts";

@@ -4,17 +4,18 @@
  * - keep-up: `cost`'s capacity with no latency objective (verdict.ts `NO_OBJECTIVE`): the
  *   highest rate at which the fleet still completes what arrives and its queue does not grow.
  * - oracle: the rate at which the fleet's prefill time is fully used if every request missed
- *   only what no policy could have had cached (the infinite-cache oracle's misses, ../workload/
- *   oracle.ts): requests x origins / the GPU time of those prefills (`prefillMs`, attention
- *   over the cached prefix included), at each origin's nominal speed. Decode time is left out,
- *   so it is an upper bound no router reaches; a policy's capacity / it is its share of the limit.
+ *   only what no policy could have had cached (the infinite-cache oracle's misses,
+ *   sim/workload/oracle.ts): requests x origins / the GPU time of those prefills (`prefillMs`,
+ *   attention over the cached prefix included), at each origin's nominal speed. Decode time is
+ *   left out, so it is an upper bound no router reaches; a policy's capacity / it is its share of
+ *   the limit.
  */
 import { prefillMs } from "../../../sim/engine/iteration-time.ts";
+import { nominalProfile } from "../../../sim/fleet/gpu-fleet.ts";
+import type { BenchSpec } from "../../../sim/fleet/runner.ts";
+import { infiniteOracleHits } from "../../../sim/workload/oracle.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import type { Spread } from "../report/spread.ts";
-import { nominalProfile } from "../run/gpu-fleet.ts";
-import type { BenchSpec } from "../run/runner.ts";
-import { infiniteOracleHits } from "../workload/oracle.ts";
-import type { Workload } from "../workload/workload.ts";
 
 type Bounded = Spread & { lo: number; hi: number };
 

@@ -1,10 +1,11 @@
 /**
- * The capacity search's probes on worker threads (run/thread-pool.ts). Each probe is a pure
+ * The capacity search's probes on worker threads (sim/fleet/thread-pool.ts). Each probe is a pure
  * function of its task; workers keep the workloads they built, since a search probes one
  * workload many times.
  */
-import { ThreadPool } from "../run/thread-pool.ts";
-import type { Workload } from "../workload/workload.ts";
+
+import { ThreadPool } from "../../../sim/fleet/thread-pool.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type ProbeRecord, type ProbeTask, runProbe } from "./probe.ts";
 import { baseWorkload } from "./workload-cache.ts";
 

@@ -1,6 +1,7 @@
 /** Worker thread of the probe pool: runs one probe per message, keeping the workloads it built. */
-import { serveTasks } from "../run/thread-pool.ts";
-import type { Workload } from "../workload/workload.ts";
+
+import { serveTasks } from "../../../sim/fleet/thread-pool.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type ProbeTask, runProbe } from "./probe.ts";
 import { baseWorkload } from "./workload-cache.ts";
 

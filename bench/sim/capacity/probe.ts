@@ -5,12 +5,13 @@
  * so a probe's load, the time scale over the trace's recorded arrivals and its requests/s are
  * three names for one knob.
  */
+
+import { type Coordination, routingOf } from "../../../sim/edge/coordination.ts";
+import type { PolicyResult } from "../../../sim/fleet/result-types.ts";
+import { type BenchSpec, runPolicy } from "../../../sim/fleet/runner.ts";
 import { round } from "../../../sim/report/stats.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
-import { type Coordination, routingOf } from "../edge/coordination.ts";
-import type { PolicyResult } from "../run/result-types.ts";
-import { type BenchSpec, runPolicy } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
 import { type Objective, type Verdict, verdictOf } from "./verdict.ts";
 
 export interface ProbeTask {
@@ -24,7 +25,7 @@ export interface ProbeTask {
   /** Offered requests/s. */
   rateRps: number;
   objective: Objective;
-  /** Routed as this coordination mode runs it (../edge/coordination.ts); absent: the pool's one
+  /** Routed as this coordination mode runs it (sim/edge/coordination.ts); absent: the pool's one
    * router with no network time, as `npm run bench` replays. */
   coordination?: Coordination | undefined;
 }

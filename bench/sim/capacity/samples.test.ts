@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { BenchSpec } from "../run/runner.ts";
-import { conversationSpec } from "../run/test-spec.ts";
+import type { BenchSpec } from "../../../sim/fleet/runner.ts";
+import { conversationSpec } from "../../../sim/fleet/test-spec.ts";
 import { REPORT_SEED_OFFSET, type Split, sampleSpec } from "./samples.ts";
 
 const SPEC = conversationSpec();

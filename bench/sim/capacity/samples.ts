@@ -9,7 +9,7 @@
  * - A generated workload draws fresh requests per seed already; `report` shifts the generator's
  *   seed by REPORT_SEED_OFFSET so the two splits never share a seed.
  */
-import { type BenchSpec, withSeed } from "../run/runner.ts";
+import { type BenchSpec, withSeed } from "../../../sim/fleet/runner.ts";
 
 export const SPLITS = ["tune", "report"] as const;
 export type Split = (typeof SPLITS)[number];

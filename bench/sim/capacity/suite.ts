@@ -9,10 +9,10 @@
  */
 import { resolve } from "node:path";
 import { formatTable } from "../../../sim/report/table.ts";
+import { toJson, writeFile } from "../../../sim/report/write.ts";
 import { parseCli, REPO_ROOT, UsageError } from "../args.ts";
 import { formatRatio } from "../edge/paired-stats.ts";
 import { formatSpread } from "../report/spread.ts";
-import { toJson, writeFile } from "../report/write.ts";
 import { capacityOf } from "./capacity-cli.ts";
 import { capacityPage } from "./capacity-report.ts";
 import { type CapacityPolicyResult, type CapacityResult, labelOf } from "./capacity-run.ts";

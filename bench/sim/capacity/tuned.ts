@@ -14,9 +14,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { PolicyChoice } from "../../../sim/fleet/policy-choice.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
 import type { Spread } from "../report/spread.ts";
-import type { PolicyChoice } from "../run/policy-choice.ts";
 
 export const TUNED_PATH = fileURLToPath(new URL("../tuned.json", import.meta.url));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PolicyResult } from "../run/result-types.ts";
+import type { PolicyResult } from "../../../sim/fleet/result-types.ts";
 import { backlogOf, parseObjective, verdictOf } from "./verdict.ts";
 
 /**

@@ -22,7 +22,7 @@
  *    bounds the throughput lost; rule 3 catches a queue that grows slowly but for good (a loose
  *    objective would let it pass rule 1).
  */
-import type { PolicyResult } from "../run/result-types.ts";
+import type { PolicyResult } from "../../../sim/fleet/result-types.ts";
 
 export type ObjectiveQuantile = "p50" | "p90" | "p99";
 

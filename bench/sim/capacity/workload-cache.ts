@@ -2,8 +2,9 @@
  * The load-1 workloads a capacity run probes, built once per spec and kept (a few at a time:
  * searches of several seeds interleave, and a built trace is tens of megabytes).
  */
-import { type BenchSpec, workloadOf } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
+
+import { type BenchSpec, workloadOf } from "../../../sim/fleet/runner.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 
 const KEEP = 6;
 

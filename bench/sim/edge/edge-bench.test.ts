@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { assignIsolates, usersOf } from "../../../sim/edge/sessions.ts";
+import { Topology } from "../../../sim/edge/topology.ts";
+import { withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
 import { parseCli, UsageError } from "../args.ts";
-import { withSeed, workloadOf } from "../run/runner.ts";
 import { parseEdgeCli } from "./edge-args.ts";
 import { type EdgeSpec, runPair } from "./edge-pair.ts";
 import { runRate } from "./edge-rate.ts";
 import { formatRatio, meanInterval, ratioStats } from "./paired-stats.ts";
-import { assignIsolates, usersOf } from "./sessions.ts";
-import { Topology } from "./topology.ts";
 
 const base = parseCli(["--format", "synthetic:sessions", "--limit", "300", "--policies", "cost"]);
 
@@ -116,7 +116,7 @@ describe("edge replay", () => {
     expect(a.outage?.edgeDegradedDecisions).toBeGreaterThan(0);
     expect(a.edge.edge.syncsPerRequest).toBeGreaterThan(0);
     expect(a.edge.edge.viewAgeMs.max).toBeGreaterThan(0);
-    // Byte sizes included: V8's own count once varied with the JIT's history (wire-size.ts).
+    // Byte sizes included: V8's own count once varied with the JIT's history (sim/edge/wire-size.ts).
     expect(JSON.stringify(runPair(s, 3, w))).toBe(JSON.stringify(a));
   }, 60_000);
 

@@ -4,9 +4,9 @@
  * pure functions of the options (no wall-clock value enters the JSON).
  */
 import { resolve } from "node:path";
+import { toJson, writeFile } from "../../../sim/report/write.ts";
 import { edgeSettings } from "../../../src/core/settings/edge-settings.ts";
 import { REPO_ROOT } from "../args.ts";
-import { toJson, writeFile } from "../report/write.ts";
 import type { EdgeCliOptions } from "./edge-args.ts";
 import type { EdgeSpec, SeedPair } from "./edge-pair.ts";
 import type { RateFigures } from "./edge-rate.ts";

@@ -1,10 +1,11 @@
 /**
- * Edge coordination's own figures from what the edge front counted (edge-front.ts): calls per
- * request, the busiest second of a coordinator and of the root, bytes per sync as Workers RPC
+ * Edge coordination's own figures from what the edge front counted (sim/edge/edge-front.ts): calls
+ * per request, the busiest second of a coordinator and of the root, bytes per sync as Workers RPC
  * would carry them, the view's age at decision time, replica memory and the protocol's counters.
  */
+
+import { type EdgeCounters, peak } from "../../../sim/edge/edge-front.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
-import { type EdgeCounters, peak } from "./edge-front.ts";
 
 export interface EdgeFigures {
   /** Coordinator and root calls (syncs, exchanges) per request; webhooks not counted (both modes make them). */

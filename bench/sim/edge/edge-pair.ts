@@ -1,22 +1,25 @@
 /**
  * One seed of the edge benchmark, paired: the same workload (same seed, same arrivals) replayed
- * through the synchronous router (the object decides every request, as `npm run bench` runs it)
- * and through edge coordination (I replicas, C colos, S coordinators, edge-front.ts), and, with
- * an outage, through both again with the coordinator (edge) or the object (object mode, its
- * fallback routing alone) unreachable for the outage. Everything a run reports is a pure
- * function of its spec and seed.
+ * through the synchronous router (the object decides every request, as `npm run bench` runs it) and
+ * through edge coordination (I replicas, C colos, S coordinators, sim/edge/edge-front.ts), and,
+ * with an outage, through both again with the coordinator (edge) or the object (object mode, its
+ * fallback routing alone) unreachable for the outage. Everything a run reports is a pure function
+ * of its spec and seed.
  */
+
+import { edgePool, objectRoundTrips } from "../../../sim/edge/coordination.ts";
+import { edgeFront, type Outage } from "../../../sim/edge/edge-front.ts";
+import { objectOutageFront } from "../../../sim/edge/object-outage-front.ts";
+import { assignIsolates, type Stickiness } from "../../../sim/edge/sessions.ts";
+import { Topology, type TopologyOptions } from "../../../sim/edge/topology.ts";
+import { type SimConfig, simulatePolicy } from "../../../sim/fleet/fleet-sim.ts";
+import { informationOf } from "../../../sim/fleet/information.ts";
+import { type BenchSpec, simProfiles, withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
 import { round } from "../../../sim/report/stats.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { EdgeSettings } from "../../../src/core/settings/edge-settings.ts";
-import { type SimConfig, simulatePolicy } from "../run/fleet-sim.ts";
-import { informationOf } from "../run/information.ts";
-import { type BenchSpec, simProfiles, withSeed, workloadOf } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
-import { edgePool, objectRoundTrips } from "./coordination.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
-import { edgeFront, type Outage } from "./edge-front.ts";
-import { objectOutageFront } from "./object-outage-front.ts";
 import {
   type RouteFigures,
   routeFigures,
@@ -24,8 +27,6 @@ import {
   type WindowFigures,
   windowFigures,
 } from "./route-figures.ts";
-import { assignIsolates, type Stickiness } from "./sessions.ts";
-import { Topology, type TopologyOptions } from "./topology.ts";
 
 export interface EdgeSpec {
   bench: BenchSpec;

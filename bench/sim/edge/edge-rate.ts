@@ -1,26 +1,27 @@
 /**
- * Edge coordination's protocol at a pool rate no simulated fleet can serve (10,000 requests/s
- * would need about 11,000 simulated 8B origins on the conversation trace): the same edge front
- * (edge-front.ts: I replicas, S coordinators, the root, the topology's delays), driven without
- * engines. The workload's requests arrive in order at `rateRps` (cycling through it when the
- * window needs more), each ends `holdMs` after it was routed as a success with the cached
- * tokens its replica predicted, and every origin reports its load to the root once a second.
- * What it measures is what the rate changes: coordinator calls per request, peak calls per
- * second per coordinator and at the root, bytes per sync, the view's age. Routing quality needs
- * engines: that is edge-pair.ts's job.
+ * Edge coordination's protocol at a pool rate no simulated fleet can serve (10,000 requests/s would
+ * need about 11,000 simulated 8B origins on the conversation trace): the same edge front
+ * (sim/edge/edge-front.ts: I replicas, S coordinators, the root, the topology's delays), driven
+ * without engines. The workload's requests arrive in order at `rateRps` (cycling through it when
+ * the window needs more), each ends `holdMs` after it was routed as a success with the cached
+ * tokens its replica predicted, and every origin reports its load to the root once a second. What
+ * it measures is what the rate changes: coordinator calls per request, peak calls per second per
+ * coordinator and at the root, bytes per sync, the view's age. Routing quality needs engines: that
+ * is edge-pair.ts's job.
  */
+
+import { edgeFront } from "../../../sim/edge/edge-front.ts";
+import { assignIsolates } from "../../../sim/edge/sessions.ts";
+import { Topology } from "../../../sim/edge/topology.ts";
+import { EventQueue } from "../../../sim/fleet/event-queue.ts";
+import { hashesOf, type Workload } from "../../../sim/workload/workload.ts";
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import { policyOf } from "../../../src/core/policies/index.ts";
 import type { RouteDecision } from "../../../src/core/router/router-types.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
-import { EventQueue } from "../run/event-queue.ts";
-import { hashesOf, type Workload } from "../workload/workload.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
-import { edgeFront } from "./edge-front.ts";
 import type { EdgeSpec } from "./edge-pair.ts";
-import { assignIsolates } from "./sessions.ts";
-import { Topology } from "./topology.ts";
 
 export interface RateSpec {
   rateRps: number;

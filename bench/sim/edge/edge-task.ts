@@ -4,8 +4,9 @@
  * worker keeps the last workload it built, since the tasks of one run share their workload per
  * seed.
  */
-import { withSeed, workloadOf } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
+
+import { withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type EdgeSpec, runPair, type SeedPair } from "./edge-pair.ts";
 import { type RateFigures, type RateSpec, runRate } from "./edge-rate.ts";
 

@@ -1,9 +1,9 @@
 /**
- * The edge benchmark's replays on worker threads (run/thread-pool.ts). A task is a seed's pair
- * (edge-pair.ts) or one protocol replay at a pool rate (edge-rate.ts); each is a pure function
- * of itself, so which worker runs it never changes a result.
+ * The edge benchmark's replays on worker threads (sim/fleet/thread-pool.ts). A task is a seed's
+ * pair (edge-pair.ts) or one protocol replay at a pool rate (edge-rate.ts); each is a pure
+ * function of itself, so which worker runs it never changes a result.
  */
-import { ThreadPool } from "../run/thread-pool.ts";
+import { ThreadPool } from "../../../sim/fleet/thread-pool.ts";
 import { type EdgeTask, type EdgeTaskResult, runEdgeTask } from "./edge-task.ts";
 
 export class EdgeTasks extends ThreadPool<EdgeTask, EdgeTaskResult> {

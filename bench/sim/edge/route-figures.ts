@@ -14,7 +14,7 @@
  */
 import type { EngineRequest } from "../../../sim/engine/engine.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
-import { hashesOf, type Workload } from "../workload/workload.ts";
+import { hashesOf, type Workload } from "../../../sim/workload/workload.ts";
 
 const WINDOW_MS = 10_000;
 const HOT_DEPTH = 4;

@@ -13,10 +13,11 @@
  *   key that asks for less than an equal split is not counted as treated unfairly; 1 is fair,
  *   1/n is one key taking everything (Jain, Chiu and Hawe 1984).
  */
+
+import type { FrontRecord } from "../../../sim/fleet/client-front.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import type { Priority } from "../../../src/core/route-request.ts";
-import type { FrontRecord } from "../run/client-front.ts";
-import type { Workload } from "../workload/workload.ts";
 import type { Tenant } from "./tenants.ts";
 
 export interface Ttft {

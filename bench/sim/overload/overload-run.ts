@@ -1,20 +1,20 @@
 /**
  * One overload replay: a workload offered at `load` x the pool's capacity at the objective, by
- * a tenant mix of clients (tenants.ts) that time out and retry (run/client-front.ts), to a
+ * a tenant mix of clients (tenants.ts) that time out and retry (sim/fleet/client-front.ts), to a
  * fleet whose router has admission on (the pool's settings) or off (null: the baseline), and
  * its figures (overload-figures.ts). A pure function of its inputs, so runs can go to worker
  * threads and a seed replays a run exactly.
  */
 import { profileNamed } from "../../../sim/engine/profiles.ts";
+import type { ClientModel } from "../../../sim/fleet/client-front.ts";
+import { simulate } from "../../../sim/fleet/fleet-sim.ts";
+import { informationOf } from "../../../sim/fleet/information.ts";
+import type { BenchSpec } from "../../../sim/fleet/runner.ts";
 import { round } from "../../../sim/report/stats.ts";
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { type PolicyType, policyOf } from "../../../src/core/policies/index.ts";
 import type { AdmissionSettings } from "../../../src/core/settings/admission-settings.ts";
 import { atRate } from "../capacity/probe.ts";
-import type { ClientModel } from "../run/client-front.ts";
-import { simulate } from "../run/fleet-sim.ts";
-import { informationOf } from "../run/information.ts";
-import type { BenchSpec } from "../run/runner.ts";
-import type { Workload } from "../workload/workload.ts";
 import { type OverloadFigures, overloadFigures } from "./overload-figures.ts";
 import { assignTenants, clientsOf, type Tenant } from "./tenants.ts";
 

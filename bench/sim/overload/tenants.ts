@@ -7,9 +7,10 @@
  * prompt when shorter, and each group goes to a tenant by a seeded hash, in proportion to the
  * shares. Deterministic in the seed.
  */
+
+import type { Workload } from "../../../sim/workload/workload.ts";
 import { chainHash } from "../../../src/core/chunk-hash.ts";
 import type { Priority, RouteClient } from "../../../src/core/route-request.ts";
-import type { Workload } from "../workload/workload.ts";
 
 export interface Tenant {
   readonly key: string;

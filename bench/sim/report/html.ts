@@ -6,7 +6,7 @@
  * - a fleet sweep: hit rate and p99 TTFT per policy against the number of origins (means over
  *   seeds with `--seeds K`).
  */
-import type { BenchResult } from "../run/result-types.ts";
+import type { BenchResult } from "../../../sim/fleet/result-types.ts";
 import { colorAt, colorOf } from "./palette.ts";
 import { barChart, escapeXml, lineChart } from "./svg.ts";
 import { headerLines, resultsTable } from "./table.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { FleetName, PdComparison } from "../run/pd-comparison.ts";
-import type { BenchResult, PolicyResult } from "../run/result-types.ts";
+import type { BenchResult, PolicyResult } from "../../../sim/fleet/result-types.ts";
+import type { FleetName, PdComparison } from "../pd/pd-comparison.ts";
 import { pdTargetLines } from "./pd-table.ts";
 
 /** A comparison of `cost` with one seed per fleet: only what the target lines read is set. */

@@ -4,10 +4,11 @@
  * longest gap, the share prefilled remotely and the share a prefill origin served whole; then the issue's targets, measured and printed
  * (never asserted), each a ratio per seed, shown as the mean and the range over seeds.
  */
+
+import type { PolicyResult } from "../../../sim/fleet/result-types.ts";
 import { round } from "../../../sim/report/stats.ts";
 import { formatTable } from "../../../sim/report/table.ts";
-import type { FleetName, PdComparison } from "../run/pd-comparison.ts";
-import type { PolicyResult } from "../run/result-types.ts";
+import type { FleetName, PdComparison } from "../pd/pd-comparison.ts";
 
 type Figure = (p: PolicyResult) => number;
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { BenchResult, PolicyResult } from "../run/result-types.ts";
+import type { BenchResult, PolicyResult } from "../../../sim/fleet/result-types.ts";
+import { toJson } from "../../../sim/report/write.ts";
 import { benchPage, fleetPage } from "./html.ts";
 import { policySpreads, spreadTable } from "./spread.ts";
 import { lineChart } from "./svg.ts";
 import { resultsTable } from "./table.ts";
 import { targetLines } from "./targets.ts";
-import { toJson } from "./write.ts";
 
 function policy(name: string, hitRate: number, mean: number, p99: number): PolicyResult {
   return {

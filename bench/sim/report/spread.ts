@@ -2,9 +2,10 @@
  * A figure over several seeds: its mean, minimum and maximum (`--seeds K`), and per policy the
  * spread of a benchmark's headline figures over runs that differ only in their seed.
  */
+
+import type { BenchResult, PolicyResult } from "../../../sim/fleet/result-types.ts";
 import { round } from "../../../sim/report/stats.ts";
 import { formatTable } from "../../../sim/report/table.ts";
-import type { BenchResult, PolicyResult } from "../run/result-types.ts";
 
 export interface Spread {
   mean: number;

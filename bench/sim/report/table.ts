@@ -4,8 +4,9 @@
  * gap between tokens, p99 over requests of their mean gap, TPOT) and end-to-end quantiles,
  * throughput, imbalance and overflow; with a P/D fleet, the share prefilled remotely.
  */
+
+import type { BenchResult } from "../../../sim/fleet/result-types.ts";
 import { formatTable } from "../../../sim/report/table.ts";
-import type { BenchResult } from "../run/result-types.ts";
 
 const int = (v: number) => Math.round(v).toLocaleString("en-US");
 

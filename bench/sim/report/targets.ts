@@ -6,7 +6,7 @@
  * met. A target whose policies were not run is skipped. At a load no target names, one line
  * says which loads they name.
  */
-import type { BenchResult, PolicyResult } from "../run/result-types.ts";
+import type { BenchResult, PolicyResult } from "../../../sim/fleet/result-types.ts";
 
 const CACHE_BASELINES = ["cache-aware", "llm-d", "llm-d-precise", "dynamo"];
 const LOAD_BALANCERS = ["round-robin", "random", "least-outstanding", "power-of-two"];

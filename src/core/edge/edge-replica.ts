@@ -26,6 +26,7 @@
 import type { LoadBoardOptions, OriginLoadView } from "../load-board/load-board.ts";
 import { policyTraits } from "../policies/index.ts";
 import { prefillWork } from "../prefill-work.ts";
+import { pinnedDecision, STORED_RESPONSE_REASON } from "../responses/stored-route.ts";
 import type { RouteRequest } from "../route-request.ts";
 import { CoreRouter } from "../router/core-router.ts";
 import type { FailureKind, Outcome, RouteDecision, RouterStats } from "../router/router-types.ts";
@@ -69,6 +70,8 @@ export class EdgeReplica {
   /** This isolate's own decisions, measured as the coordinators measure the pool's. */
   readonly #own = new DecayedRate();
   #hot: readonly HotPrefixEntry[] = [];
+  /** Tickets of pinned requests (`routeTo`): `-` is no base-36 digit, so none is the router's. */
+  #pinned = 0;
 
   constructor(pool: PoolSettings, options: EdgeReplicaOptions) {
     this.isolate = options.isolate;
@@ -191,6 +194,37 @@ export class EdgeReplica {
       reason,
     };
     this.#sync.push(record, [[effect, 1]], now, this.#announces(effect));
+    return decision;
+  }
+
+  /**
+   * A request pinned to `origin` (a Responses follow-up: core/responses/stored-route.ts): no
+   * policy, leased and claimed there (`record`) and queued for the coordinator as `route`'s
+   * decisions are. Null when `origin` is not in this replica's settings.
+   */
+  routeTo(origin: string, request: RouteRequest, now: number): RouteDecision | null {
+    this.#sync.requested(now);
+    const hashes = strided(request.chunkHashes, this.#pool.edge.chunkStride);
+    const ticket = `${this.isolate}-pin-${(this.#pinned++).toString(36)}`;
+    const { promptBytes } = request;
+    const promptTokens = this.#router.promptTokens(request);
+    const reason = STORED_RESPONSE_REASON;
+    const route = {
+      origin,
+      parent: null,
+      run: Array.from(hashes),
+      promptTokens,
+      promptBytes,
+      reason,
+    };
+    const claim = this.#router.seams.record(ticket, route, now);
+    if (claim === null) return null;
+    const decision = pinnedDecision(this.#router, origin, ticket, promptTokens, claim.heldChunks);
+    const effect = this.#effect(origin, promptTokens, decision.matchedTokens, now);
+    this.#own.add(effect.work, now);
+    this.#live.set(ticket, effect);
+    this.#overlay.add(effect, 1);
+    this.#sync.push({ t: "route", ticket, ...route }, [[effect, 1]], now);
     return decision;
   }
 

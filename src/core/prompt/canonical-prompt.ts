@@ -7,12 +7,12 @@
  * or token ids). Every other field (temperature, stream, user, ids of tool calls...) is left out,
  * so it cannot change the bytes.
  *
- * Prefix property: a message is rendered as a self-contained record, and a completion prompt has
- * no terminator, so a request that appends messages (or extends the prompt) renders to text of
- * which the original is a prefix, just as the engine's chat template renders to a token prefix.
- * Records are framed with ASCII control characters (STX role US name RS content ETX) that real
- * prompts almost never contain; a prompt that does can at worst share a routing key with another,
- * which changes where it runs, never what it returns.
+ * Prefix property: a message is rendered as a self-contained record (`framing.ts`: STX role US
+ * name RS content ETX), and a completion prompt has no terminator, so a request that appends
+ * messages (or extends the prompt) renders to text of which the original is a prefix, just as the
+ * engine's chat template renders to a token prefix. Anthropic Messages and OpenAI Responses
+ * bodies have their own canonicalisers in the same framing (`messages-prompt.ts`,
+ * `responses-prompt.ts`); `prompt-key.ts` picks one by API.
  *
  * The text is written piece by piece to a sink (`chunk-writer.ts` encodes and hashes it as it
  * comes), never joined: a prompt of hundreds of KB concatenated into one string must be
@@ -23,22 +23,7 @@
  * (`src/worker/validation/json-budget.ts`).
  */
 
-const STX = "\u0002";
-const ETX = "\u0003";
-const GS = "\u001d";
-const RS = "\u001e";
-const US = "\u001f";
-const SUB = "\u001a";
-
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
+import { ETX, isObject, RS, STX, str, US, writeCall, writeTagged } from "./framing.ts";
 
 /** Receives the canonical text in order. */
 export interface CanonicalSink {
@@ -50,15 +35,6 @@ export interface CanonicalSink {
 
 const TOOLS = `${STX}tools${RS}`;
 const PROMPT = `${STX}prompt${RS}`;
-
-/** A part the model sees as a tagged value (image, audio, file, or a type we do not know). */
-function writeTagged(tag: string, value: string, sink: CanonicalSink): void {
-  sink.text(SUB);
-  sink.text(tag);
-  sink.text(US);
-  sink.text(value);
-  sink.text(SUB);
-}
 
 /** One content part. Known OpenAI part types keep only what the model sees. */
 function writePart(part: unknown, sink: CanonicalSink): void {
@@ -106,12 +82,9 @@ function writeContent(content: unknown, sink: CanonicalSink): void {
   else if (Array.isArray(content)) for (const part of content) writePart(part, sink);
 }
 
-function writeCall(fn: unknown, sink: CanonicalSink): void {
+function writeFunction(fn: unknown, sink: CanonicalSink): void {
   const call = isObject(fn) ? fn : {};
-  sink.text(GS);
-  sink.text(str(call.name));
-  sink.text(US);
-  sink.text(str(call.arguments));
+  writeCall(str(call.name), str(call.arguments), sink);
 }
 
 function writeMessage(message: unknown, sink: CanonicalSink): void {
@@ -128,9 +101,9 @@ function writeMessage(message: unknown, sink: CanonicalSink): void {
   sink.text(RS);
   writeContent(message.content, sink);
   if (Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls) if (isObject(call)) writeCall(call.function, sink);
+    for (const call of message.tool_calls) if (isObject(call)) writeFunction(call.function, sink);
   }
-  if (isObject(message.function_call)) writeCall(message.function_call, sink);
+  if (isObject(message.function_call)) writeFunction(message.function_call, sink);
   sink.text(ETX);
 }
 

@@ -24,6 +24,7 @@ import {
   ROUTER_BINDING_REASON,
   ROUTER_BINDINGS,
 } from "./reserved-names.ts";
+import { storedResponseSettings } from "./stored-response-settings.ts";
 
 export const originSettings = z
   .object({
@@ -170,6 +171,8 @@ export const poolSettings = z
     edge: edgeSettings.prefault({}),
     /** The pool's latency objective: requests past it wait or are shed; absent, admission is off. */
     admission: admissionSettings.optional(),
+    /** Which origin stored each OpenAI Responses id (stored-response-settings.ts). */
+    storedResponses: storedResponseSettings.prefault({}),
   })
   .strict()
   .superRefine((pool, ctx) => addIssues(ctx, poolPdIssues(pool.origins, pool.disaggregation)))

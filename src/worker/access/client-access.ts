@@ -5,7 +5,9 @@
  * names it, every pool once a key names `*` (key-store.ts). A pool no key names serves no one
  * (403 `pool_closed`) unless its settings say `access: "open"`: then anyone, and the
  * `Authorization` its clients send is ignored.
- * 1. `authenticate`: `Authorization: Bearer <key>` must name a key whose SHA-256 matches. When
+ * 1. `authenticate`: `Authorization: Bearer <key>` (on the Messages API also `x-api-key: <key>`,
+ *    as Anthropic's clients send it: `anthropicCredential`) must name a key whose SHA-256
+ *    matches. When
  *    every pool needs a key it runs before the body is read (http/middleware/client-key.ts);
  *    else once the body names the model, and only if that pool needs one (`keyFor`).
  * 2. The request rate (request-rate.ts), right after.
@@ -32,6 +34,25 @@ import { ANY_MODEL, type ClientKeyRecord } from "./key-record.ts";
 import { tokenBudgets } from "./token-budget.ts";
 
 const BEARER = /^Bearer +(\S+) *$/i;
+
+/** How a route reads the credential a request presents, as an `Authorization` value. */
+export type CredentialOf = (headers: Headers) => string | undefined;
+
+/** OpenAI's APIs: `Authorization` alone (OpenAI's clients send nothing else). */
+export const bearerCredential: CredentialOf = (headers) =>
+  headers.get("authorization") ?? undefined;
+
+/**
+ * Anthropic's Messages API: `Authorization`, as Claude Code sends `ANTHROPIC_AUTH_TOKEN`, else
+ * `x-api-key` as a bearer token, as Anthropic's SDKs send their key (Claude Code
+ * `ANTHROPIC_API_KEY`). Neither header reaches an origin (forward/origin-request.ts).
+ */
+export const anthropicCredential: CredentialOf = (headers) => {
+  const authorization = headers.get("authorization");
+  if (authorization !== null) return authorization;
+  const key = headers.get("x-api-key");
+  return key === null ? undefined : `Bearer ${key}`;
+};
 
 type PoolAccess = PoolSettings["access"];
 

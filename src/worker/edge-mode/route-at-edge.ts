@@ -140,7 +140,7 @@ async function held(
   }
 }
 
-function edgeLedger(pool: EdgePool, env: Env, ctx: Ctx): Ledger {
+export function edgeLedger(pool: EdgePool, env: Env, ctx: Ctx): Ledger {
   const { replica } = pool;
   const then = <T>(result: T): Promise<T> => {
     // Room may have freed: held requests first, then their records and this one's to the sync.

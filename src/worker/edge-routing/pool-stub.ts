@@ -27,7 +27,7 @@ export function poolStub(env: Env, ref: PoolRef): PoolStub {
   return hint ? env.ROUTER.get(id, { locationHint: hint }) : env.ROUTER.get(id);
 }
 
-async function withSettings<T>(
+export async function withSettings<T>(
   stub: PoolStub,
   ref: PoolRef,
   call: () => Promise<T | null>,

@@ -76,7 +76,7 @@ interface ObjectError {
   overloaded?: boolean;
 }
 
-function objectLedger(stub: PoolStub, model: string): Ledger {
+export function objectLedger(stub: PoolStub, model: string): Ledger {
   // Bookkeeping must never fail a request that is already being served.
   const tryRecord = async <T>(what: string, call: () => Promise<T>): Promise<T | null> => {
     try {

@@ -12,6 +12,7 @@ import type { OriginSettings, PoolSettings } from "../../core/settings/settings-
 import type { Routed } from "../edge-routing/route-request.ts";
 import type { RequestRecord } from "../request-record/request-record.ts";
 import { type AttemptRequest, type AttemptResult, attempt } from "./attempt.ts";
+import type { Usage } from "./usage-scanner.ts";
 
 export type Started = Extract<AttemptResult, { ok: true }>;
 export type Failed = Extract<AttemptResult, { ok: false }>;
@@ -26,6 +27,18 @@ export interface ForwardInput {
   /** The parsed body, which P/D legs are built from (pd/leg-bodies.ts). */
   readonly json: Readonly<Record<string, unknown>>;
   readonly record: RequestRecord;
+  /**
+   * Told once the answer's body has ended whole, with what its usage scanner read (a Responses
+   * answer's id: stored-responses/); not for a broken, stalled or abandoned one.
+   */
+  readonly answered?: ((answer: Answered) => void) | undefined;
+}
+
+/** An answer that ended whole: who served it, its status, and its scanned usage. */
+export interface Answered {
+  readonly origin: string;
+  readonly status: number;
+  readonly usage: Usage;
 }
 
 /** What the first try sends instead of the client's request, or its result if already sent. */

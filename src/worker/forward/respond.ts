@@ -8,7 +8,7 @@ import { ApiError } from "../errors/api-error.ts";
 import type { RequestOutcome } from "../request-record/request-report.ts";
 import type { Failed, ForwardInput, Served, Started } from "./failover.ts";
 import { clientHeaders } from "./origin-request.ts";
-import { sseErrorEnding } from "./sse-ending.ts";
+import { anthropicSseErrorEnding, sseErrorEnding } from "./sse-ending.ts";
 import { scanModeOf, UsageScanner } from "./usage-scanner.ts";
 import { type BreakKind, type TapEnd, tapUsage } from "./usage-tap.ts";
 
@@ -48,6 +48,9 @@ export function respond(
   const finish = (end: TapEnd, log: boolean) => {
     // A broken stream's usage, if any came, is not the engine's account of a finished request.
     const usage = broken(end) ? {} : end.usage;
+    if (end.kind === "end") {
+      input.answered?.({ origin: served.origin, status: response.status, usage: end.usage });
+    }
     const report = input.record.finish(requestOutcome(end, response.status), {
       ...usage,
       ttfbMs,
@@ -67,8 +70,11 @@ export function respond(
     return new Response(null, init);
   }
   const idleMs = input.pool.streamIdleTimeoutMs;
+  // Each API's stream ends in its own error event (sse-ending.ts).
   const ending = (kind: BreakKind, atBoundary: boolean) =>
-    sseErrorEnding(errorCode(kind), errorMessage(kind, idleMs), atBoundary);
+    input.record.api === "messages"
+      ? anthropicSseErrorEnding(errorMessage(kind, idleMs), atBoundary)
+      : sseErrorEnding(errorCode(kind), errorMessage(kind, idleMs), atBoundary);
   const { stream, ended } = tapUsage(body.reader, body.first, new UsageScanner(mode), {
     idleMs,
     ending: mode === "sse" ? ending : null,

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EventBoundary, sseErrorEnding } from "./sse-ending.ts";
+import { anthropicSseErrorEnding, EventBoundary, sseErrorEnding } from "./sse-ending.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -72,5 +72,18 @@ describe("sseErrorEnding", () => {
         "[DONE]",
       ]);
     }
+  });
+});
+
+describe("anthropicSseErrorEnding", () => {
+  const error = { type: "error", error: { type: "api_error", message: "m" } };
+
+  it("one `event: error` in Anthropic's shape, no [DONE]; after half an event, the half ended first", () => {
+    const whole = `event: ping\ndata: {}\n\n${decoder.decode(anthropicSseErrorEnding("m", true))}`;
+    expect(whole.endsWith(`event: error\ndata: ${JSON.stringify(error)}\n\n`)).toBe(true);
+    expect(dispatched(whole)).toEqual(["{}", JSON.stringify(error)]);
+    const cut = `event: ping\ndata: {"a":`;
+    const ended = cut + decoder.decode(anthropicSseErrorEnding("m", false));
+    expect(dispatched(ended)).toEqual(['{"a":', JSON.stringify(error)]);
   });
 });

@@ -8,7 +8,13 @@
  * blank line goes first. That dispatches the half event, which a client then fails to parse as
  * JSON, so a cut event is never taken for a whole one either way. Engines write whole events,
  * so a stream almost always breaks between two, and the ending is then exactly vLLM's.
+ *
+ * An Anthropic Messages stream ends instead as Anthropic's own streams end on an error
+ * (https://platform.claude.com/docs/en/build-with-claude/streaming, "Error events"): one
+ * `event: error` whose data is its error shape (errors/anthropic-error.ts), which its SDKs
+ * raise; no `[DONE]`, which that API does not have.
  */
+import { anthropicErrorBody } from "../errors/anthropic-error.ts";
 
 const CR = 0x0d;
 const LF = 0x0a;
@@ -52,6 +58,13 @@ export class EventBoundary {
 }
 
 const encoder = new TextEncoder();
+
+/** The closing event of an Anthropic Messages stream: an `api_error` event. */
+export function anthropicSseErrorEnding(message: string, atBoundary: boolean): Uint8Array {
+  const blank = atBoundary ? "" : "\n\n";
+  const data = JSON.stringify(anthropicErrorBody("api_error", message));
+  return encoder.encode(`${blank}event: error\ndata: ${data}\n\n`);
+}
 
 /** The closing events (an OpenAI-shaped error, then `[DONE]`), after a blank line if needed. */
 export function sseErrorEnding(code: string, message: string, atBoundary: boolean): Uint8Array {

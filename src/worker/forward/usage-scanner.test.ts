@@ -75,3 +75,102 @@ describe("UsageScanner", () => {
     expect(scanModeOf(null)).toBe("none");
   });
 });
+
+/** An SSE stream as the engine writes it: `event:` and `data:` lines per event. */
+const events = (...list: { type: string; [field: string]: unknown }[]) =>
+  list.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join("");
+
+function everyCut(mode: "sse" | "json", text: string, expected: object) {
+  const bytes = encoder.encode(text);
+  for (let cut = 0; cut <= bytes.length; cut++) {
+    expect(scan(mode, [bytes.subarray(0, cut), bytes.subarray(cut)])).toEqual(expected);
+  }
+}
+
+describe("UsageScanner: Anthropic Messages", () => {
+  // llama.cpp's server, observed (tools/llama tiny model, a 1,336-token prompt sent twice).
+  const llamaUsage = { cache_read_input_tokens: 1335, input_tokens: 1, output_tokens: 8 };
+
+  it("the whole prompt is input + cache read + cache creation tokens; cached is the read", () => {
+    const answer = { id: "msg_1", type: "message", content: [], usage: llamaUsage };
+    everyCut("json", JSON.stringify(answer), { promptTokens: 1336, cachedTokens: 1335 });
+    const anthropic = {
+      type: "message",
+      usage: {
+        input_tokens: 10,
+        cache_read_input_tokens: 2000,
+        cache_creation_input_tokens: 500,
+        output_tokens: 3,
+      },
+    };
+    expect(scan("json", [encoder.encode(JSON.stringify(anthropic))])).toEqual({
+      promptTokens: 2510,
+      cachedTokens: 2000,
+    });
+  });
+
+  it("streamed: message_start's usage is kept when message_delta carries only output tokens", () => {
+    const stream = events(
+      { type: "message_start", message: { id: "m", usage: { ...llamaUsage, output_tokens: 0 } } },
+      { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "usage" } },
+      { type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: 8 } },
+      { type: "message_stop" },
+    );
+    everyCut("sse", stream, { promptTokens: 1336, cachedTokens: 1335 });
+  });
+
+  it("streamed: message_delta's cumulative input counts update message_start's", () => {
+    const stream = events(
+      { type: "message_start", message: { usage: { input_tokens: 50, output_tokens: 1 } } },
+      {
+        type: "message_delta",
+        usage: { input_tokens: 40, cache_read_input_tokens: 10, output_tokens: 9 },
+      },
+    );
+    expect(scan("sse", [encoder.encode(stream)])).toEqual({ promptTokens: 50, cachedTokens: 10 });
+  });
+
+  it("no cache fields: input_tokens is the whole prompt and nothing cached is claimed", () => {
+    const answer = { type: "message", usage: { input_tokens: 12, output_tokens: 1 } };
+    expect(scan("json", [encoder.encode(JSON.stringify(answer))])).toEqual({ promptTokens: 12 });
+  });
+});
+
+describe("UsageScanner: OpenAI Responses", () => {
+  // llama.cpp's server, observed.
+  const usage = {
+    input_tokens: 1336,
+    output_tokens: 8,
+    total_tokens: 1344,
+    input_tokens_details: { cached_tokens: 1335 },
+  };
+  const expected = { promptTokens: 1336, cachedTokens: 1335, responseId: "resp_abc" };
+
+  it("unstreamed: input_tokens is the whole prompt, cached_tokens its cached part, and the id", () => {
+    const answer = { id: "resp_abc", object: "response", status: "completed", output: [], usage };
+    everyCut("json", JSON.stringify(answer), expected);
+  });
+
+  it("streamed: the id from response.created, the usage from response.completed", () => {
+    const response = { id: "resp_abc", object: "response" };
+    const stream = events(
+      { type: "response.created", response: { ...response, status: "in_progress" } },
+      { type: "response.output_text.delta", item_id: "msg_1", delta: '"usage"' },
+      { type: "response.completed", response: { ...response, status: "completed", usage } },
+    );
+    everyCut("sse", stream, expected);
+  });
+
+  it("a stream cut before response.completed still names the response", () => {
+    const stream = events({
+      type: "response.created",
+      response: { id: "resp_abc", object: "response", status: "in_progress" },
+    });
+    expect(scan("sse", [encoder.encode(stream)])).toEqual({ responseId: "resp_abc" });
+  });
+
+  it("a chat answer's id is not a response id", () => {
+    const answer = { id: "chatcmpl-1", object: "chat.completion", usage: { prompt_tokens: 5 } };
+    expect(scan("json", [encoder.encode(JSON.stringify(answer))])).toEqual({ promptTokens: 5 });
+  });
+});

@@ -13,8 +13,10 @@ import { completionsRoutes } from "./routes/completions.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { engineEventsRoutes } from "./routes/engine-events.ts";
 import { healthzRoutes } from "./routes/healthz.ts";
+import { messagesRoutes } from "./routes/messages.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { modelsRoutes } from "./routes/models.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 
 export const app = new Hono<AppEnv>()
   .use(requestId())
@@ -23,7 +25,9 @@ export const app = new Hono<AppEnv>()
   .route("/", metricsRoutes)
   .route("/", dashboardRoutes)
   .route("/v1", completionsRoutes)
+  .route("/v1", messagesRoutes)
   .route("/v1", modelsRoutes)
+  .route("/v1", responsesRoutes)
   .route("/v1", engineEventsRoutes)
   .route("/admin", adminRoutes);
 

@@ -3,7 +3,7 @@
  * Every family `/metrics` exposes, in one place, named by Prometheus' conventions
  * (https://prometheus.io/docs/practices/naming/): the `llm_router_` prefix, `_total` for
  * counters, base units (`_seconds`, `_tokens`, `_ratio`, `_bytes`), and the labels `model`,
- * `origin`, `policy`, `reason`, `outcome`, `kind`, `key` (a client key's id, bounded: see
+ * `origin`, `policy`, `reason`, `outcome`, `kind`, `api` (the API a request came in by), `key` (a client key's id, bounded: see
  * pool-metrics/key-counters.ts), and `state` for an enum (one series per state, 1 for the
  * current one). docs/api.md lists them; the browser test checks it lists them all.
  */
@@ -20,6 +20,11 @@ export const families = {
   ),
   // Requests, from the report the Worker sends with each completion.
   requests: f(`${P}requests_total`, "counter", "Requests by serving origin and outcome."),
+  apiRequests: f(
+    `${P}api_requests_total`,
+    "counter",
+    "Requests by the API they came in by (chat, completions, messages, responses) and outcome.",
+  ),
   usageReports: f(
     `${P}usage_reports_total`,
     "counter",

@@ -9,6 +9,7 @@ import {
   chat,
   conversation,
   hits,
+  messages,
   origin,
   pool,
   putSettings,
@@ -182,6 +183,37 @@ describe("GET /metrics", () => {
     expect(m("llm_router_pool_bytes_per_token")).toBeGreaterThan(0);
     expect(m("llm_router_index_chunks")).toBeGreaterThan(0);
     expect(m("llm_router_routed_total")).toBe(m("llm_router_decisions_total"));
+  });
+
+  it("counts requests by api (chat and messages apart), each shadow-evaluated alike", async () => {
+    const count = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
+      sum(samples, name, { model: MODEL, ...labels });
+    const before = await metrics();
+    const api = (samples: Sample[], name: string) =>
+      count(samples, "llm_router_api_requests_total", { api: name, outcome: "ok" });
+    for (let k = 0; k < 2; k++) {
+      await send(MODEL, conversation(`apis-${k}`, 1));
+      const res = await messages({
+        model: MODEL,
+        messages: [{ role: "user", content: `api ${k}` }],
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    let after = before;
+    await waitFor(
+      async () => {
+        after = await metrics();
+        return api(after, "messages") >= api(before, "messages") + 2;
+      },
+      5000,
+      "the messages completions to reach the object",
+    );
+    expect(api(after, "chat")).toBe(api(before, "chat") + 2);
+    expect(api(after, "messages")).toBe(api(before, "messages") + 2);
+    const shadow = (samples: Sample[]) =>
+      count(samples, "llm_router_shadow_decisions_total", { policy: "llm-d" });
+    expect(shadow(after)).toBe(shadow(before) + 4);
   });
 
   it("shows the pool's bytes per token, learned from the engine's prompt_tokens against the bytes the Worker hashed", async () => {

@@ -90,6 +90,12 @@ function writeRequests(w: MetricsWriter, base: Labels, state: ObjectState): void
       w.sample(F.failovers, { ...labels, kind }, n ?? 0);
     }
   }
+  for (const [api, outcomes] of Object.entries(m.apis)) {
+    for (const outcome of REQUEST_OUTCOMES) {
+      const n = outcomes?.[outcome];
+      if (n !== undefined) w.sample(F.apiRequests, { ...base, api, outcome }, n);
+    }
+  }
   for (const [reason, n] of Object.entries(m.fallbacks)) {
     w.sample(F.fallbacks, { ...base, reason }, n);
   }

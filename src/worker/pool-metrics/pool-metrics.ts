@@ -1,7 +1,7 @@
 /**
  * @module
  * The pool's request metrics, kept by its Durable Object from the report every isolate sends
- * with `complete` (request-record/request-report.ts): requests by origin and outcome,
+ * with `complete` (request-record/request-report.ts): requests by origin and outcome, by API,
  * engine-reported and predicted cached tokens (usage-sums.ts), failovers, fallbacks, requests
  * and prompt tokens per client key (key-counters.ts), and
  * latency histograms (the object's round trip, time to first byte), plus the recent time series
@@ -13,6 +13,7 @@
 import type { FailureKind } from "../../core/router/router-types.ts";
 import {
   failovers,
+  type LlmApiName,
   type RequestOutcome,
   type RequestReport,
 } from "../request-record/request-report.ts";
@@ -35,6 +36,8 @@ export interface PoolMetricsSnapshot {
   /** When these counters started (the object's start), ms since the epoch. */
   since: number;
   origins: Record<string, OriginCounters>;
+  /** Requests by the API they came in by, and outcome. */
+  apis: Partial<Record<LlmApiName, Partial<Record<RequestOutcome, number>>>>;
   /** Requests the Worker routed alone, by `fallback-*` reason. */
   fallbacks: Record<string, number>;
   /** Per client key id (the first 32 seen, then `other`), while client keys are enforced. */
@@ -50,6 +53,7 @@ const bump = <K extends string>(record: Partial<Record<K, number>>, key: K) => {
 export class PoolMetrics {
   readonly #since: number;
   #origins = new Map<string, OriginCounters>();
+  #apis: PoolMetricsSnapshot["apis"] = {};
   #fallbacks: Record<string, number> = {};
   #keys = new KeyCounterSet();
   #object = histogram(OBJECT_BOUNDS);
@@ -72,6 +76,10 @@ export class PoolMetrics {
   record(report: RequestReport, now: number): void {
     for (const f of failovers(report)) bump(this.#origin(f.origin).failovers, f.kind);
     if (report.origin !== null) bump(this.#origin(report.origin).requests, report.outcome);
+    const api = report.api ?? "chat";
+    const byApi = this.#apis[api] ?? {};
+    this.#apis[api] = byApi;
+    bump(byApi, report.outcome);
     const usage = cacheUsage(report);
     if (usage.origin !== null) addUsage(this.#origin(usage.origin), usage);
     if (report.fallback !== null) bump(this.#fallbacks, report.fallback);
@@ -91,6 +99,9 @@ export class PoolMetrics {
     return {
       since: this.#since,
       origins: Object.fromEntries(this.#origins),
+      apis: Object.fromEntries(
+        Object.entries(this.#apis).map(([api, outcomes]) => [api, { ...outcomes }]),
+      ),
       fallbacks: { ...this.#fallbacks },
       keys: this.#keys.snapshot(),
       latency: { object: this.#object, ttfb: this.#ttfb },

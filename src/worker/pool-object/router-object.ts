@@ -32,22 +32,37 @@
  *   other batches are not written (the reporter sends load, and restates health and capacity,
  *   every interval: a write a second per origin), and a replay of one changes nothing that the
  *   engine's next report does not overwrite within an interval.
+ * - Stored responses (OpenAI Responses; stored-response-book.ts): which origin stored each
+ *   response id, written through to storage; `routeStored` pins a follow-up there
+ *   (core/responses/stored-route.ts). Edge pools keep theirs here too (the RPCs that take
+ *   the pool's limits need no router), so a follow-up finds its origin from any isolate.
  */
 import { DurableObject } from "cloudflare:workers";
 import { Admission, type Settled } from "../../core/admission/admission.ts";
 import { BatchLedger } from "../../core/batch-ledger.ts";
 import type { EngineEventBatch } from "../../core/engine-events.ts";
 import { changesIndex } from "../../core/engine-facts.ts";
+import type { StoredResponse } from "../../core/responses/stored-responses.ts";
+import { type StoredRoute, storedRoute } from "../../core/responses/stored-route.ts";
 import { CoreRouter } from "../../core/router/core-router.ts";
 import type { FailureKind, RouteDecision } from "../../core/router/router-types.ts";
 import { type PoolSettings, poolSettings } from "../../core/settings/settings-schema.ts";
+import type { StoredResponseSettings } from "../../core/settings/stored-response-settings.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
 import { type RequestReport, routerOutcome } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
 import { EngineFactBook } from "./engine-fact-book.ts";
 import { ObjectStart } from "./object-start.ts";
-import type { AdmitCall, Admitted, IngestOutcome, ObjectState, RouteCall } from "./rpc-types.ts";
+import type {
+  AdmitCall,
+  Admitted,
+  IngestOutcome,
+  ObjectState,
+  RouteCall,
+  StoredRouteCall,
+} from "./rpc-types.ts";
 import type { SnapshotStore, StoredPool } from "./snapshot-store.ts";
+import { StoredResponseBook } from "./stored-response-book.ts";
 
 /** Delay between the first unsaved change and the snapshot that saves it. */
 const PERSIST_DELAY_MS = 10_000;
@@ -70,6 +85,9 @@ export class RouterObject extends DurableObject<Env> {
   readonly #holding = new Map<string, (answer: Admitted) => void>();
   readonly #settled: [string, Settled][] = [];
   #wake: ReturnType<typeof setTimeout> | undefined;
+  #responses: StoredResponseBook | null = null;
+  /** Tickets of pinned follow-ups: `-` is no base-36 digit, so none is the router's. */
+  #pinned = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -204,6 +222,45 @@ export class RouterObject extends DurableObject<Env> {
     this.#admitted(now);
   }
 
+  #storedResponses(): StoredResponseBook {
+    this.#ready();
+    this.#responses ??= new StoredResponseBook(this.ctx.storage);
+    return this.#responses;
+  }
+
+  /**
+   * A follow-up of a stored response: leased to the origin that stored it, or why it cannot be
+   * (core/responses/stored-route.ts); null as for `route`. No admission: the request cannot
+   * wait for another origin, and the engine's own queue holds it.
+   */
+  routeStored(call: StoredRouteCall): StoredRoute | null {
+    const router = this.#routerFor(call.version);
+    const limits = this.#held?.pool.storedResponses;
+    if (!router || !limits) return null;
+    const { responseId, version: _, ...request } = call;
+    const now = Date.now();
+    const stored = this.#storedResponses().lookup(responseId, limits, now);
+    const ticket = `${this.#ticketPrefix}pin-${(this.#pinned++).toString(36)}`;
+    const routed = storedRoute(router, stored, request, ticket, now);
+    if (routed.kind === "routed") this.#touch();
+    return routed;
+  }
+
+  /** `origin` stored response `id` (the Worker saw its id in the answer). */
+  rememberResponse(id: string, origin: string, limits: StoredResponseSettings): void {
+    this.#storedResponses().remember(id, origin, limits, Date.now());
+  }
+
+  /** Where response `id` is stored, or null (edge pools: their replicas route the follow-up). */
+  storedResponse(id: string, limits: StoredResponseSettings): StoredResponse | null {
+    return this.#storedResponses().lookup(id, limits, Date.now());
+  }
+
+  /** Response `id` was deleted at its origin. False if it was not known. */
+  forgetResponse(id: string, limits: StoredResponseSettings): boolean {
+    return this.#storedResponses().forget(id, limits, Date.now());
+  }
+
   /** The ticket's origin failed before its first byte; `next` is tried instead. */
   reroute(ticket: string, failure: FailureKind, next: string): number | null {
     this.#ready();
@@ -309,6 +366,7 @@ export class RouterObject extends DurableObject<Env> {
     if (!router) return;
     const now = Date.now();
     router.expire(now);
+    this.#responses?.sweep(now);
     if (this.#dirty) {
       store.saveSnapshot(router.snapshot());
       this.#dirty = false;

@@ -14,6 +14,11 @@ export interface RouteCall extends RouteRequest {
   readonly version: PoolVersion;
 }
 
+/** A Responses request naming `responseId` as its `previous_response_id`: pinned to its origin. */
+export interface StoredRouteCall extends RouteCall {
+  readonly responseId: string;
+}
+
 /** A request offered to the pool's admission: `id` names it while it waits (for `leave`). */
 export interface AdmitCall extends RouteCall {
   readonly id: string;

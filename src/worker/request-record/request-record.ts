@@ -13,6 +13,7 @@ import type { RouteDecision } from "../../core/router/router-types.ts";
 import type { Coordination } from "../../core/settings/edge-settings.ts";
 import type {
   FailedAttempt,
+  LlmApiName,
   PrefillReport,
   RequestOutcome,
   RequestReport,
@@ -21,6 +22,8 @@ import type {
 export interface RequestLogLine {
   msg: "llm_request";
   requestId: string;
+  /** The API the request came in by (`chat`, `completions`, `messages`, `responses`). */
+  api: LlmApiName;
   model: string | null;
   /** Status sent to the client. */
   status: number;
@@ -69,6 +72,7 @@ export interface DecidedBy {
 export class RequestRecord {
   readonly requestId: string;
   readonly startedAt: number;
+  readonly api: LlmApiName;
   model: string | null = null;
   /** The decision's policy and reason; null until routing has decided. */
   decision: { policy: string; reason: string } | null = null;
@@ -92,9 +96,10 @@ export class RequestRecord {
   #report: RequestReport | null = null;
   #logged = false;
 
-  constructor(requestId: string, startedAt: number) {
+  constructor(requestId: string, startedAt: number, api: LlmApiName) {
     this.requestId = requestId;
     this.startedAt = startedAt;
+    this.api = api;
   }
 
   identified(keyId: string, priority: Priority): void {
@@ -129,6 +134,7 @@ export class RequestRecord {
     end: Pick<RequestReport, "promptTokens" | "cachedTokens" | "ttfbMs" | "streamed"> = {},
   ): RequestReport {
     this.#report = {
+      api: this.api,
       origin: this.origin,
       outcome,
       failures: [...this.failures],
@@ -150,6 +156,7 @@ export class RequestRecord {
     return {
       msg: "llm_request",
       requestId: this.requestId,
+      api: this.api,
       model: this.model,
       status,
       outcome: report?.outcome ?? "rejected",

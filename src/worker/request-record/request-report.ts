@@ -27,6 +27,13 @@ export const REQUEST_OUTCOMES: readonly RequestOutcome[] = [
   "failed",
 ];
 
+/**
+ * The API a request came in by, as the `api` label of metrics and log lines: OpenAI's chat and
+ * completions, Anthropic's Messages, OpenAI's Responses.
+ */
+export const LLM_APIS = ["chat", "completions", "messages", "responses"] as const;
+export type LlmApiName = (typeof LLM_APIS)[number];
+
 /** An attempt that failed before its first byte. */
 export interface FailedAttempt {
   readonly origin: string;
@@ -45,6 +52,8 @@ export interface PrefillReport {
 }
 
 export interface RequestReport {
+  /** The API it came in by; absent from an isolate of a version before the label (chat). */
+  readonly api?: LlmApiName | undefined;
   /** The origin that answered, or the last one tried when none did. */
   readonly origin: string | null;
   readonly outcome: RequestOutcome;

@@ -58,6 +58,18 @@ export function chat(
   });
 }
 
+/** `POST /v1/messages` (Anthropic Messages) with `body` as JSON, `max_tokens` 64 unless set. */
+export function messages(
+  body: Record<string, unknown>,
+  options: { headers?: Record<string, string>; path?: string } = {},
+): Promise<Response> {
+  return call(options.path ?? "/v1/messages", {
+    method: "POST",
+    headers: { "content-type": "application/json", ...options.headers },
+    body: JSON.stringify({ max_tokens: 64, ...body }),
+  });
+}
+
 /** A conversation: a long shared system prompt (`topic` makes it unique), then `turns` turns. */
 export function conversation(topic: string, turns: number): unknown[] {
   const system = `You are the assistant for ${topic}. `.repeat(120);

@@ -4,7 +4,8 @@
  * streams, redirects. An origin's settings URL chooses its behaviour:
  *   <originBase>/<behaviour>/<name>   e.g. http://127.0.0.1:PORT/ok/a
  * - ok:        answers at once (SSE when `stream` is true, else JSON) with usage including
- *              prompt_tokens_details.cached_tokens = CACHED_TOKENS.
+ *              prompt_tokens_details.cached_tokens = CACHED_TOKENS; on `/v1/messages` (and its
+ *              count_tokens) in Anthropic's shape (anthropic-origin.node.ts).
  * - hold:      sends headers and a first chunk, then waits for GET /_release/<name> (or
  *              HOLD_MAX_MS) before finishing like `ok`: keeps requests outstanding on purpose.
  * - fail500, fail429 (Retry-After: 7), hang (never answers), midstream (one whole SSE event in
@@ -15,6 +16,7 @@
  * - redirect:        307 to an internal address (`REDIRECT_LOCATION`).
  * Stalled and hung answers end at HOLD_MAX_MS if the router has not closed them by then.
  * - P/D engines (pd-prefill, pd-decode, pd-reject, sgl-prefill, sgl-decode): pd-origin.node.ts.
+ * - `ok` also speaks OpenAI's Responses API, with a store per origin: responses-origin.node.ts.
  * Every answer is a pure function of the request, so a test can fetch the origin directly and
  * compare bytes. Each response says what the origin received (x-test-* headers);
  * GET /_hits/<name> counts requests per origin name, GET /_aborted/<name> those whose
@@ -26,6 +28,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { anthropicJson, anthropicSse, isMessagesPath } from "./anthropic-origin.node.ts";
 import {
   CACHED_TOKENS,
   FORWARDING_HEADERS,
@@ -34,6 +37,7 @@ import {
   STEERING_HEADERS,
 } from "./fixture.ts";
 import { pdOrigin } from "./pd-origin.node.ts";
+import { responsesOrigin } from "./responses-origin.node.ts";
 
 const HOLD_MAX_MS = 8000;
 
@@ -45,6 +49,8 @@ function received(req: IncomingMessage, body: Buffer): Record<string, string> {
     "x-router-session",
     "x-hop",
     "x-custom",
+    "anthropic-version",
+    "anthropic-beta",
     ...STEERING_HEADERS,
     ...FORWARDING_HEADERS,
   ];
@@ -98,6 +104,7 @@ export async function startTestOrigins(): Promise<TestOrigins> {
   const aborted = new Map<string, number>();
   const receivedBy = new Map<string, ReceivedRequest[]>();
   const pdAnswer = pdOrigin();
+  const responsesAnswer = responsesOrigin();
   const holds = new Map<string, (() => void)[]>();
   const sockets = new Set<Socket>();
   const count = (counter: Map<string, number>, name: string) =>
@@ -153,6 +160,7 @@ export async function startTestOrigins(): Promise<TestOrigins> {
       res.end();
     };
     if (await pdAnswer(behaviour, name, req, res, { json, body, echo, ok })) return;
+    if (behaviour === "ok" && responsesAnswer(name, req, res, { json, body, echo })) return;
     switch (behaviour) {
       case "fail500":
         res.writeHead(500, { "content-type": "application/json", ...echo });
@@ -197,6 +205,13 @@ export async function startTestOrigins(): Promise<TestOrigins> {
       }
       case "ok":
       case "hold": {
+        const path = req.url ?? "";
+        if (isMessagesPath(path)) {
+          res.writeHead(200, { "content-type": type, ...echo });
+          if (stream) for (const chunk of anthropicSse(name, body)) res.write(chunk);
+          res.end(stream ? undefined : anthropicJson(path, name, body));
+          return;
+        }
         if (!stream) {
           if (behaviour === "hold") await held(name);
           res.writeHead(200, { "content-type": "application/json", ...echo });

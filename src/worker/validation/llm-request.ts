@@ -16,10 +16,10 @@ import { exceedsJsonBudget } from "./json-budget.ts";
 import { type FieldIssue, messagesIssue, promptIssue } from "./llm-fields.ts";
 import { routerOwnedField } from "./router-owned-fields.ts";
 
-const model = z.string().min(1).max(256);
+export const model = z.string().min(1).max(256);
 
 /** A value of type `T` (checked by `is`, elements unvisited), then `elements` in one pass. */
-function checked<T>(
+export function checked<T>(
   is: (value: unknown) => value is T,
   expected: string,
   elements: (value: T) => FieldIssue | undefined,
@@ -30,7 +30,7 @@ function checked<T>(
   });
 }
 
-const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
+export const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
 const isPrompt = (value: unknown): value is string | unknown[] =>
   typeof value === "string" || Array.isArray(value);
 
@@ -64,11 +64,14 @@ export function checkJsonBudget(text: string): void {
   }
 }
 
-/** Check a parsed body against `schema`; the first bad field is a 400 that names it. */
-export function validateLlmRequest(
+/**
+ * Check a parsed body against `schema` (chat's, completions', or another API's routing fields);
+ * the first bad field is a 400 that names it.
+ */
+export function validateLlmRequest<Schema extends z.ZodType<{ model: string }>>(
   body: Record<string, unknown>,
-  schema: typeof chatRequest | typeof completionRequest,
-): LlmRequest {
+  schema: Schema,
+): z.infer<Schema> {
   const owned = routerOwnedField(body);
   if (owned !== undefined) {
     throw invalidRequest(

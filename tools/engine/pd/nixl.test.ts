@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../src/core/prompt/prompt-key.ts";
+import {
+  type Answer,
+  cachedOf,
+  chatBody,
+  engine,
+  post,
+  usageOf,
+} from "../../test-support/pd-pair.ts";
 import type { RunningEngine } from "../engine-server.ts";
 import { startSideServer } from "./side-server.ts";
-import { type Answer, cachedOf, chatBody, engine, post, usageOf } from "./test-pair.ts";
 
 /** The prefill leg's params, as a router sends them (toy_proxy_server.py). */
 const PREFILL_PARAMS = {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cachedOf, chatBody, engine, post, usageOf } from "../../test-support/pd-pair.ts";
 import type { RunningEngine } from "../engine-server.ts";
-import { cachedOf, chatBody, engine, post, usageOf } from "./test-pair.ts";
 
 let prefill: RunningEngine;
 let decode: RunningEngine;

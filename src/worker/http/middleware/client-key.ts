@@ -8,7 +8,7 @@
  * `client` (its log line and report carry the key's id).
  */
 import type { MiddlewareHandler } from "hono";
-import { authenticate, enforcedEverywhere } from "../../access/client-access.ts";
+import { authenticate, type CredentialOf, enforcedEverywhere } from "../../access/client-access.ts";
 import type { ClientKeyRecord } from "../../access/key-record.ts";
 import { checkRequestRate } from "../../access/request-rate.ts";
 import type { RequestRecord } from "../../request-record/request-record.ts";
@@ -25,12 +25,17 @@ export async function admitKey(
   await checkRequestRate(env, key, now);
 }
 
-export function clientKey(): MiddlewareHandler<AppEnv> {
+export interface ClientKeyOptions {
+  /** Where the route's clients send their key (`Authorization`; Anthropic's also `x-api-key`). */
+  credential: CredentialOf;
+}
+
+export function clientKey({ credential }: ClientKeyOptions): MiddlewareHandler<AppEnv> {
   return async function clientKey(c, next) {
     c.set("client", null);
     const now = Date.now();
     if (await enforcedEverywhere(c.env, now)) {
-      const key = await authenticate(c.env, c.req.header("authorization"), now);
+      const key = await authenticate(c.env, credential(c.req.raw.headers), now);
       c.set("client", key);
       await admitKey(c.env, c.get("record"), key, now);
     }

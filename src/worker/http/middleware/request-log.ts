@@ -10,6 +10,7 @@ import type { MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { ApiError } from "../../errors/api-error.ts";
 import { RequestRecord } from "../../request-record/request-record.ts";
+import type { LlmApiName } from "../../request-record/request-report.ts";
 import type { AppEnv } from "./app-env.ts";
 
 function errorCode(error: unknown): string | null {
@@ -20,9 +21,10 @@ function errorCode(error: unknown): string | null {
   return "internal_error";
 }
 
-export function requestLog(): MiddlewareHandler<AppEnv> {
+/** The record of a request of `api` (its log line's and metrics' `api` label). */
+export function requestLog(api: LlmApiName): MiddlewareHandler<AppEnv> {
   return async function requestLog(c, next) {
-    const record = new RequestRecord(c.get("requestId"), Date.now());
+    const record = new RequestRecord(c.get("requestId"), Date.now(), api);
     c.set("record", record);
     await next();
     if (!record.streaming) record.log(c.res.status, errorCode(c.error), Date.now());

@@ -1,146 +1,35 @@
 /**
- * `POST /v1/chat/completions` and `POST /v1/completions` (docs/architecture.md, "One
- * request"): the client key and its request rate (when every pool needs a key), body limit,
- * headers the origin can take, the body's structural budget and JSON, then the handler:
- * validate the routing fields, the key if the model's pool needs one and it was not checked
- * yet, check the key may use the model, find the pool, hash the prompt here at the edge, spend
- * the key's prompt-token budget, ask the pool's object (or the fallback) for a decision, or in
- * an edge-coordinated pool decide with this isolate's replica, forward the original bytes (a
- * disaggregated request: two legs, src/worker/pd/).
+ * `POST /v1/chat/completions` and `POST /v1/completions`: OpenAI's two APIs on the one LLM
+ * pipeline (../llm-api/llm-pipeline.ts), with their routing fields (validation/llm-request.ts)
+ * and the canonical prompt of chat messages or a completions prompt.
  */
-import { Hono, type MiddlewareHandler } from "hono";
-import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
+import { Hono } from "hono";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
-import type { Priority } from "../../../core/route-request.ts";
-import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
-import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
-import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
-import { routeRequest } from "../../edge-routing/route-request.ts";
-import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
-import { forward } from "../../forward/forward.ts";
-import { checkForwardedHeaders } from "../../forward/origin-request.ts";
-import { disaggregate } from "../../pd/disaggregate.ts";
-import { currentSettings } from "../../settings/settings-cache.ts";
+import { bearerCredential } from "../../access/client-access.ts";
 import {
   chatRequest,
-  checkJsonBudget,
   completionRequest,
+  type LlmRequest,
   validateLlmRequest,
 } from "../../validation/llm-request.ts";
+import type { LlmApi } from "../llm-api/llm-api.ts";
+import { llmRoute } from "../llm-api/llm-pipeline.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
-import { limitBody, tooLarge } from "../middleware/body-limit.ts";
-import { admitKey, clientKey } from "../middleware/client-key.ts";
-import { type JsonBodyEnv, jsonBody } from "../middleware/json-body.ts";
-import { requestLog } from "../middleware/request-log.ts";
 
-/** Optional affinity key: requests with the same value share an origin under prefix policies. */
-const SESSION_HEADER = "x-router-session";
-/** The request's class of service for the pool's admission: `interactive` (default) or `batch`. */
-const PRIORITY_HEADER = "x-router-priority";
-
-function priorityOf(value: string | undefined): Priority {
-  if (value === undefined || value === "interactive" || value === "batch") {
-    return value ?? "interactive";
-  }
-  throw invalidRequest(
-    "invalid_priority",
-    `${PRIORITY_HEADER} must be interactive or batch, got "${value.slice(0, 32)}"`,
-    PRIORITY_HEADER,
-  );
-}
-const BODY = "request body";
-
-function completionsHandler(
+function openAiApi(
+  name: "chat" | "completions",
   schema: typeof chatRequest | typeof completionRequest,
-): MiddlewareHandler<AppEnv & JsonBodyEnv> {
-  return async function completions(c) {
-    const record = c.get("record");
-    const settings = await currentSettings(c.env);
-    const body = validateLlmRequest(c.get("json") as Record<string, unknown>, schema);
-    record.model = body.model;
-    // Keys of pools that need one when not every pool does (the middleware did the rest), or
-    // a 403 for a pool that is not open and no key names; only for pools that exist, so
-    // made-up models cost no KV read. Both coordination modes pass here before routing.
-    let client = c.get("client");
-    const pool = settings.pool(body.model);
-    if (!client && pool) {
-      const now = Date.now();
-      client = await keyFor(c.env, body.model, pool.access, c.req.header("authorization"), now);
-      if (client) await admitKey(c.env, record, client, now);
-    }
-    if (client) checkModel(client, body.model);
-    if (!pool) throw modelNotFound(body.model);
-    // The bytes jsonBody read: the origin receives exactly what the client sent.
-    const bytes = await c.req.arrayBuffer();
-    if (bytes.byteLength > pool.maxBodyBytes) throw tooLarge(BODY, pool.maxBodyBytes);
-    // Hashing is pure CPU, which Workers' clocks do not show (they move only across I/O):
-    // `npm run bench:core` measures it.
-    const key = promptKey(body, pool.chunkBytes);
-    // Spent before the router answers, so at bytes / 4, not the pool's learned ratio
-    // (docs/architecture.md, "Bytes per token": a known limit).
-    if (client) spendPromptTokens(client, key.promptTokens, Date.now());
-    const ref = { model: body.model, pool, version: settings.version(body.model) };
-    const json = c.get("json") as Record<string, unknown>;
-    // A keyed request's fair share is its key's; its priority its key's, or lower (routeClient).
-    const priority = priorityOf(c.req.header(PRIORITY_HEADER));
-    const routeInput = {
-      chunkHashes: key.chunkHashes,
-      promptTokens: key.promptTokens,
-      // The router re-derives prompt tokens from the bytes at its pool's learned bytes per token
-      // (router/bytes-per-token.ts) and learns that ratio from the engine's prompt_tokens.
-      promptBytes: key.byteLength,
-      sessionKey: c.req.header(SESSION_HEADER),
-      // Several choices are never disaggregated; the engine checks `n` itself.
-      n: Number.isInteger(json.n) ? (json.n as number) : undefined,
-      client: client ? routeClient(client, priority) : { key: ANONYMOUS_KEY, priority },
-    };
-    // Edge pools decide in this isolate, with no call before the origin fetch (but the
-    // isolate's first, which waits for the pool's summary). Pools with admission may hold the
-    // request, in the object or in this isolate, under a name the router makes (`waiter`: its
-    // client's abort signal, to leave the queue by).
-    const waiter = { signal: c.req.raw.signal };
-    const routed =
-      pool.coordination === "edge"
-        ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
-            cf: c.req.raw.cf as ColoProperties | undefined,
-            waiter,
-          })
-        : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
-    record.decided(routed);
-    const input = {
-      env: c.env,
-      ctx: c.executionCtx,
-      pool,
-      routed,
-      request: {
-        path: c.req.path,
-        url: c.req.url,
-        headers: c.req.raw.headers,
-        body: bytes,
-        requestId: c.get("requestId"),
-      },
-      json,
-      record,
-    };
-    // A decision with a prefill origin takes two legs (src/worker/pd/); any other, one origin.
-    return routed.decision.prefill ? disaggregate(input) : forward(input);
+): LlmApi<LlmRequest> {
+  return {
+    name,
+    credential: bearerCredential,
+    validate: (json) => validateLlmRequest(json, schema),
+    promptKey: (body, chunkBytes) => promptKey(body, chunkBytes),
+    choices: (json) => (Number.isInteger(json.n) ? (json.n as number) : undefined),
+    pdLegs: true,
   };
 }
 
-/** The steps before the handler, in order; per route, not `.use()`, which would cover all /v1. */
-const steps = [
-  requestLog(),
-  // Key and request rate before the body is read when every pool needs a key (src/worker/access/).
-  clientKey(),
-  // The largest pool's limit applies until the model, and with it the pool, is known.
-  limitBody({ maxBytes: async (c) => (await currentSettings(c.env)).maxBodyBytes, what: BODY }),
-  async function forwardableHeaders(c, next) {
-    checkForwardedHeaders(c.req.raw.headers);
-    await next();
-  } satisfies MiddlewareHandler<AppEnv>,
-  jsonBody({ what: BODY, precheck: checkJsonBudget, object: true }),
-] as const;
-
 export const completionsRoutes = new Hono<AppEnv>()
-  .post("/chat/completions", ...steps, completionsHandler(chatRequest))
-  .post("/completions", ...steps, completionsHandler(completionRequest));
+  .post("/chat/completions", ...llmRoute(openAiApi("chat", chatRequest)))
+  .post("/completions", ...llmRoute(openAiApi("completions", completionRequest)));

@@ -1,6 +1,7 @@
 /**
  * Fuzz of the Worker's public surface (issue 9's reliability suite): fast-check generates
  * hostile requests (bodies, headers, methods, paths, signatures, tokens) for both LLM routes,
+ * OpenAI Responses (`POST /v1/responses` and the stored-response paths),
  * the engine webhook and the admin API, 2,000 cases a run, and every answer must hold:
  * - never a 5xx;
  * - every error the router makes in OpenAI's shape `{"error":{"message","type","code","param"}}`
@@ -177,6 +178,65 @@ const completionBody = fc.record(
   },
   { requiredKeys: ["model", "prompt"] },
 );
+
+/** OpenAI Responses: `input` items of every kind, `instructions`, `tools`, stored responses. */
+const inputItem = mostly(
+  fc.oneof(
+    fc.record(
+      {
+        type: mostly(fc.constant("message")),
+        role: mostly(fc.constantFrom("user", "assistant", "system", "developer")),
+        content: mostly(
+          fc.oneof(
+            weird,
+            fc.array(
+              fc.record({
+                type: mostly(fc.constantFrom("input_text", "output_text", "input_image")),
+                text: mostly(weird),
+                image_url: mostly(weird),
+              }),
+              { maxLength: 3 },
+            ),
+          ),
+        ),
+      },
+      { requiredKeys: ["role"] },
+    ),
+    fc.record({
+      type: mostly(fc.constantFrom("function_call", "function_call_output", "reasoning")),
+      call_id: mostly(weird),
+      name: mostly(weird),
+      arguments: mostly(weird),
+      output: mostly(weird),
+    }),
+  ),
+);
+const responseId = mostly(
+  fc.constantFrom("resp_fuzz_unknown", "resp_", "a"),
+  fc.oneof(weird, anything),
+);
+const responsesBody = fc.record(
+  {
+    model,
+    input: mostly(fc.oneof(weird, fc.array(inputItem, { maxLength: 5 }))),
+    instructions: mostly(weird),
+    tools: mostly(fc.array(json, { maxLength: 3 })),
+    previous_response_id: responseId,
+    store: mostly(fc.boolean()),
+    stream: mostly(fc.boolean()),
+  },
+  { requiredKeys: ["model"] },
+);
+/** A tool list as long as an agent's, and longer. */
+const hugeTools = fc
+  .integer({ min: 100, max: 20_000 })
+  .map((n) => `"tools":[${'{"type":"function","name":"t","parameters":{}},'.repeat(n)}{}]`);
+const storedResponsePath = fc
+  .tuple(
+    mostly(fc.constantFrom("resp_fuzz_unknown", "resp_1"), weird),
+    fc.constantFrom("", "/input_items", "/", "/cancel"),
+  )
+  .map(([id, tail]) => `/v1/responses/${encodeUri(String(id))}${tail}`);
 
 /** `encodeURIComponent`, with lone surrogates (which it refuses) replaced. */
 const encodeUri = (text: string) =>
@@ -498,6 +558,37 @@ describe("fuzz: hostile requests never get a 5xx or a malformed error", () => {
     );
     await fuzz(request, 1200);
     // About 16 s alone on a loaded 2-core machine; beside the other test files, past 20.
+  }, 60_000);
+
+  it("/v1/responses: 600 hostile bodies and headers, ids and huge tool lists", async () => {
+    const withTools = fc
+      .tuple(responsesBody, hugeTools)
+      .map(([v, tools]) => withField(JSON.stringify(v), tools));
+    const request = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          method,
+          path: fc.constant("/v1/responses"),
+          headers,
+          body: bodyOf(responsesBody),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc.record({
+          method,
+          path: fc.constant("/v1/responses"),
+          headers,
+          body: withTools,
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({ method, path: storedResponsePath, headers, body: bodyOf(json) }),
+      },
+    );
+    await fuzz(request, 600);
   }, 60_000);
 
   it("engine webhook: 400 hostile batches, most of them signed", async () => {
