@@ -4,9 +4,10 @@
  * after its policy, so `reroute`, `cancel` and `complete` work on them), reads the pool's load
  * (`loads`) and the hottest prefixes (`hottest`); a replica adopts other isolates' claims
  * (`adopt`, `drop`) and its coordinator's learned capacities, prefill speeds and bytes per token
- * (`adoptCapacity`, `adoptSpeed`, `adoptBytesPerToken`). The router hands this narrower
- * interface out as `router.seams`, so its own surface stays the protocol every holder drives;
- * the bodies work over the router's live parts.
+ * (`adoptCapacity`, `adoptSpeed`, `adoptBytesPerToken`). A request pinned to its origin (a
+ * stored response's follow-up: core/responses/stored-route.ts) is leased with `record` too, in
+ * either mode. The router hands this narrower interface out as `router.seams`, so its own
+ * surface stays the protocol every holder drives; the bodies work over the router's live parts.
  */
 
 import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
