@@ -11,7 +11,8 @@
  *   origin's prefill speed from them: src/core/router/speed-learner.ts);
  * - what else the router hears follows the policy's information model (information.ts): at
  *   start each origin reports its KV capacity; load reports (running, waiting, KV usage) every
- *   interval, arriving late; the engines' KV events after each step that caches or evicts
+ *   interval, arriving late, with the engine's prefill rate since the last (prefill-counters.ts)
+ *   where the policy's router reads it; the engines' KV events after each step that caches or evicts
  *   blocks (with the "engine-events" index feed); each request's first token (`firstToken`).
  * Network time is zero: TTFT is queueing plus prefill, which is what routing changes.
  * Who routes is the config's front (routing-front.ts): by default the pool's one router with
@@ -55,6 +56,7 @@ import {
 import { EventQueue } from "./event-queue.ts";
 import type { Information } from "./information.ts";
 import { disaggregationRule, type PdFleet, pdRole } from "./pd-fleet.ts";
+import { PrefillCounters } from "./prefill-counters.ts";
 import { QueueProbe } from "./queue-probe.ts";
 import type { PolicyResult } from "./result-types.ts";
 import { type FrontFactory, syncFront } from "./routing-front.ts";
@@ -179,6 +181,7 @@ export function simulate(
   /** When each request reached its engine (the origin's TTFB counts from there). */
   const placedAt = new Float64Array(w.size);
   const prefilled = new Float64Array(origins);
+  const prefillCounters = info.prefillRates ? new PrefillCounters(origins) : null;
   let overflows = 0;
   let expired = 0;
   let completed = 0;
@@ -361,13 +364,12 @@ export function simulate(
 
   const report = (t: number, reports: NonNullable<Information["loadReports"]>) => {
     engines.forEach((e, o) => {
-      const load: EngineEvent = {
-        type: "load",
-        running: e.running,
-        waiting: e.waiting,
-        kvUsage: e.kvUsage,
-      };
-      queue.push(t + reports.delayMs, DELIVERY, o, 0, [load]);
+      const events: EngineEvent[] = [
+        { type: "load", running: e.running, waiting: e.waiting, kvUsage: e.kvUsage },
+      ];
+      const rate = prefillCounters?.read(o, prefilled[o] as number, e.prefillBusyMs);
+      if (rate) events.push(rate);
+      queue.push(t + reports.delayMs, DELIVERY, o, 0, events);
     });
     if (unsettled()) queue.push(t + reports.intervalMs, REPORT, -1);
   };

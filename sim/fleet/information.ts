@@ -8,6 +8,10 @@
  * declared when it registered (src/core/policies/traits.ts): this module asks its traits.
  *
  * - load reports: engine running / waiting / KV usage, every `intervalMs`, `delayMs` late.
+ * - prefill rates: with this router's load reports, the engine's own prefill counters (prompt
+ *   tokens over prompt seconds, differenced by the reporter, tools/reporter/reporter-state.ts),
+ *   which this router's learner reads (src/core/router/speed-learner.ts); no baseline's router
+ *   reads an engine's prefill counters.
  *   llm-d's gateway scrapes every 50 ms (GIE `refreshMetricsInterval`); SGLang's power-of-two
  *   polls every 5 s (`load_check_interval_secs`); cache-aware and prefix-hash read only their
  *   own request counts, and Dynamo its own active sequences, so they get none.
@@ -23,6 +27,8 @@ import type { IndexFeed } from "../../src/core/router/index-feed.ts";
 export interface Information {
   /** Engine load reports, or null when the policy's router reads none. */
   readonly loadReports: { readonly intervalMs: number; readonly delayMs: number } | null;
+  /** `prefill-rate` events with the load reports (this router's reporter sends them). */
+  readonly prefillRates: boolean;
   readonly indexFeed: IndexFeed;
   /** Delay of the engines' KV events (with the "engine-events" feed). */
   readonly kvEventDelayMs: number;
@@ -55,6 +61,8 @@ export function informationOf(policy: PolicyType, d: Deployment): Information {
   const traits = policyTraits(policy);
   return {
     loadReports: loadReportsOf(traits.loadReports, d),
+    // A baseline's router reads its engines itself, or not at all: never their prefill counters.
+    prefillRates: traits.loadReports === "webhook",
     indexFeed: traits.kvEvents ? "engine-events" : "router",
     kvEventDelayMs: d.engineDelayMs,
     firstToken: traits.firstToken,

@@ -14,7 +14,7 @@
  * - prefill-rate: the engine's measured prefill speed: `tokens` prompt tokens it prefilled
  *                (cache hits excluded) since the last such event, at `tokensPerSecond`
  *                (llama.cpp's prompt_tokens_total / prompt_seconds_total counters, differenced
- *                by the reporter). Kept per origin with its age; routing does not read it yet.
+ *                by the reporter). Kept per origin with its age; the speed learner weighs it.
  * The kv events name blocks by the router's own chunk hashes (chunk-hash.ts), so they feed the
  * index only of a pool whose `indexFeed` is "engine-events" (router/index-feed.ts); a real
  * engine names blocks by hashes of token ids, which the router cannot compute at the edge, so

@@ -16,7 +16,8 @@ function probe(offeredRps: number, p90: number, pass: boolean): ProbeRecord {
     verdict: {
       objectiveMet: pass,
       keepsUp: true,
-      backlog: { mean: 10, rise: 0, growing: false },
+      inSystem: { mean: 40, rise: 0, se: 1 },
+      backlog: { mean: 10, rise: 0, se: 1, growing: false },
       pass,
     },
   };

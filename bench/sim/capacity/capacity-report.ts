@@ -8,6 +8,7 @@
  * ratio `cost` / it has its 95% interval; one within 5% of 1 reads "within noise". The two
  * ceilings follow the table, with each policy's capacity as a share of the oracle's.
  */
+import { round } from "../../../sim/report/stats.ts";
 import { formatTable } from "../../../sim/report/table.ts";
 import { formatRatio } from "../edge/paired-stats.ts";
 import { page, pre } from "../report/html.ts";
@@ -36,8 +37,10 @@ export function capacityHeader(r: CapacityResult): string[] {
   return [
     `${r.trace} | ${r.origins} origins | ${fleet} | ${r.requests.toLocaleString("en-US")} ` +
       `requests | arrivals ${r.arrivals} | seeds ${seeds.join(", ")}${split}${windows}`,
-    `objective ${o.quantile} TTFT <= ${int(o.ms)} ms | keeps up: completions >= ${r.keepUpRatio} ` +
-      `x arrivals over the second half, backlog not growing | resolution ${r.resolution * 100}%`,
+    `objective ${o.quantile} TTFT <= ${int(o.ms)} ms | keeps up: requests in system rise by <= ` +
+      `${round((1 - r.keepUpRatio) * 100, 1)}% of the second half's arrivals (beyond 2 standard ` +
+      `errors), backlog not growing | ` +
+      `resolution ${r.resolution * 100}%`,
     `load 1 = ${first?.loadOneRps ?? 0} req/s | oracle hit rate ${first?.oracleHitRate ?? 0} | ` +
       `fleet oracle ${first?.fleetOracleHitRate ?? 0}${seeds.length > 1 ? " (first seed)" : ""}`,
   ];

@@ -141,5 +141,9 @@ describe("edge replay", () => {
     expect(fast.warmCallsPerRequest).toBeLessThan(slow.warmCallsPerRequest / 4);
     // A warm replica syncs at most once per flush interval (100 ms) while nothing fills a batch.
     expect(fast.warmPeakSyncsPerSecond).toBeLessThanOrEqual(8 * 10 + 8);
+    // The requests carry TTFT and canonical bytes: the coordinators' learners run.
+    expect(fast.learned.bytesPerToken.samples).toBeGreaterThan(0);
+    expect(fast.learned.bytesPerToken.bytesPerToken).toBeCloseTo(4, 1);
+    for (const samples of fast.learned.prefillSamples) expect(samples).toBeGreaterThan(0);
   }, 60_000);
 });

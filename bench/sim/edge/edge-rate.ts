@@ -4,10 +4,12 @@
  * (sim/edge/edge-front.ts: I replicas, S coordinators, the root, the topology's delays), driven
  * without engines. The workload's requests arrive in order at `rateRps` (cycling through it when
  * the window needs more), each ends `holdMs` after it was routed as a success with the cached
- * tokens its replica predicted, and every origin reports its load to the root once a second. What
- * it measures is what the rate changes: coordinator calls per request, peak calls per second per
- * coordinator and at the root, bytes per sync, the view's age. Routing quality needs engines: that
- * is edge-pair.ts's job.
+ * tokens its replica predicted and a notional time to first token (its uncached prefill work at
+ * the pool's speed, no queueing), and every origin reports its load to the root once a second;
+ * requests carry their canonical bytes, so the coordinators' speed and bytes-per-token learners
+ * run (and their values ride the load vectors) as in production. What it measures is what the
+ * rate changes: coordinator calls per request, peak calls per second per coordinator and at the
+ * root, bytes per sync, the view's age. Routing quality needs engines: that is edge-pair.ts's job.
  */
 
 import { edgeFront } from "../../../sim/edge/edge-front.ts";
@@ -18,6 +20,8 @@ import { hashesOf, type Workload } from "../../../sim/workload/workload.ts";
 import { BYTES_PER_TOKEN } from "../../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../../src/core/engine-events.ts";
 import { policyOf } from "../../../src/core/policies/index.ts";
+import { prefillWork } from "../../../src/core/prefill-work.ts";
+import type { LearnedBytesPerToken } from "../../../src/core/router/bytes-per-token.ts";
 import type { RouteDecision } from "../../../src/core/router/router-types.ts";
 import { parsePool } from "../../../src/core/settings/parse-settings.ts";
 import { type EdgeFigures, edgeFigures } from "./edge-figures.ts";
@@ -39,10 +43,17 @@ export interface RateFigures extends EdgeFigures {
   warmSyncsPerRequest: number;
   /** Calls per request over the warm half, syncs and root exchanges (webhooks not counted). */
   warmCallsPerRequest: number;
+  /**
+   * What the first coordinator learned: the pool's bytes per token and the samples behind each
+   * origin's prefill speed (0 samples: still the prior), so a run shows the learners ran.
+   */
+  learned: { bytesPerToken: LearnedBytesPerToken; prefillSamples: number[] };
 }
 
 /** Each origin's reported KV capacity, an 8B model's order on one 80 GB GPU (caps its claims). */
 const KV_TOKENS = 2_000_000;
+/** The notional engine's fixed time per request before its first token, ms. */
+const FIXED_MS = 20;
 
 export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: number): RateFigures {
   const topology = new Topology(spec.topology);
@@ -71,9 +82,11 @@ export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: numbe
     const o = indexOf.get(d.origin as string) as number;
     outstanding[o] = (outstanding[o] as number) + 1;
     const cachedTokens = d.matchedTokens;
+    const work = prefillWork(cachedTokens, promptTokens, pool.prefillAttentionTokens);
+    const ttftMs = Math.min(rate.holdMs, FIXED_MS + (1000 * work) / pool.prefillTokensPerSecond);
     queue.push(t + rate.holdMs, 0, -1, 0, (end: number) => {
       outstanding[o] = (outstanding[o] as number) - 1;
-      front.complete(i, { ok: true, promptTokens, cachedTokens }, end);
+      front.complete(i, { ok: true, promptTokens, cachedTokens, ttftMs }, end);
     });
   };
   const front = run.front({
@@ -104,7 +117,8 @@ export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: numbe
       const k = i % w.size;
       const hashes = hashesOf(w, k);
       const promptTokens = w.promptTokens[k] as number;
-      const d = front.route(i, { chunkHashes: hashes, promptTokens }, arrival);
+      const promptBytes = promptTokens * BYTES_PER_TOKEN;
+      const d = front.route(i, { chunkHashes: hashes, promptTokens, promptBytes }, arrival);
       if (d) place(i, d, arrival);
       continue;
     }
@@ -113,7 +127,7 @@ export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: numbe
     now = event.t;
     (event.payload as (t: number) => void)(event.t);
   }
-  front.stats(now);
+  const stats = front.stats(now);
   const c = run.counters();
   const figures = edgeFigures(c, run.protocol(), n);
   // The warm half: seconds from spanMs / 2 on.
@@ -138,5 +152,9 @@ export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: numbe
     warmPeakSyncsPerSecond: warmPeak,
     warmSyncsPerRequest: warmSyncs / warmRequests,
     warmCallsPerRequest: (warmSyncs + warmRoot) / warmRequests,
+    learned: {
+      bytesPerToken: stats.bytesPerToken,
+      prefillSamples: stats.origins.map((o) => o.prefill.samples),
+    },
   };
 }

@@ -374,4 +374,28 @@ describe("edge coordination", () => {
     const request = { ...turn(9_999, 0), promptBytes: 4096 };
     expect(b.promptTokens(request)).toBeGreaterThan(3_900);
   });
+
+  it("deploy skew: an answer from a coordinator without the learners (no speed, no bytes per token) leaves the replica's values as they were", () => {
+    const { coordinator, isolates } = cluster(1);
+    const [a] = isolates as [EdgeReplica];
+    const speeds = () => a.stats(0).origins.map((o) => o.prefill.tokensPerSecond);
+    const answer = (now: number, old: boolean): SyncAnswer => {
+      const request = a.startSync(now);
+      if (!request) throw new Error("no sync due");
+      const fresh = coordinator.sync(structuredClone(request), now);
+      if (!old) return fresh;
+      const { bytesPerToken: _, ...rest } = fresh;
+      return { ...rest, load: fresh.load.map(({ speed: _s, ...e }) => e) };
+    };
+    a.onAnswer(answer(0, false), 0);
+    // The coordinator adopts learned values (as from its snapshot) and sends them once.
+    coordinator.router.adoptSpeed("a", { tokensPerSecond: 30_000, fixedMs: 5, samples: 64 }, 0);
+    a.onAnswer(answer(100, false), 100);
+    const before = speeds();
+    expect(before[0]).toBe(30_000);
+    coordinator.router.adoptSpeed("a", { tokensPerSecond: 50_000, fixedMs: 5, samples: 64 }, 100);
+    a.onAnswer(answer(200, true), 200);
+    expect(speeds()).toEqual(before);
+    expect(a.promptTokens({ ...turn(1, 0), promptBytes: 4096 })).toBe(1024);
+  });
 });

@@ -224,10 +224,11 @@ export class ReplicaSync {
       }
     }
     this.#since = { epoch: answer.epoch, version: answer.version };
-    seams.adoptBytesPerToken(answer.bytesPerToken);
+    // An older coordinator (a deploy rolling out) sends neither: what was read before stands.
+    if (answer.bytesPerToken) seams.adoptBytesPerToken(answer.bytesPerToken);
     for (const e of answer.load) {
       seams.adoptCapacity(e.id, e.capacity);
-      seams.adoptSpeed(e.id, e.speed, now);
+      if (e.speed) seams.adoptSpeed(e.id, e.speed, now);
     }
   }
 

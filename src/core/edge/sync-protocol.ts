@@ -112,8 +112,12 @@ export interface OriginLoadEntry extends LoadShare {
   readonly eligible: boolean;
   /** Its capacity as the coordinator learned it from every isolate's completions. */
   readonly capacity: LearnedCapacity;
-  /** Its prefill speed as the coordinator learned it (speed-learner.ts); replicas adopt it. */
-  readonly speed: LearnedSpeed;
+  /**
+   * Its prefill speed as the coordinator learned it (speed-learner.ts); replicas adopt it.
+   * Absent from a coordinator older than the learner (a deploy rolling out): the replica keeps
+   * what it read before, its last adopted value, else its prior.
+   */
+  readonly speed?: LearnedSpeed;
 }
 
 /** The pool's recent decisions: what a replica needs to tell how stale its view may be. */
@@ -151,8 +155,9 @@ export interface SyncAnswer {
   /**
    * The pool's bytes per token as the coordinator learned it from every isolate's completions
    * (bytes-per-token.ts; one per pool, so beside the per-origin `load`); replicas adopt it.
+   * Absent from an older coordinator, as `speed` is: the replica keeps what it read before.
    */
-  readonly bytesPerToken: LearnedBytesPerToken;
+  readonly bytesPerToken?: LearnedBytesPerToken;
   readonly rate: PoolRate;
   readonly hot: readonly HotPrefixEntry[];
 }

@@ -211,3 +211,69 @@ describe("Messages canonical prompt: hostile shapes", () => {
     }
   });
 });
+
+describe("Messages canonical prompt: prefix property over every block type", () => {
+  const words = fc.string({ unit: "binary", maxLength: 20 });
+  const inner = fc.oneof(
+    fc.record({ type: fc.constant("text"), text: words }),
+    fc.record({
+      type: fc.constant("image"),
+      source: fc.record({ type: fc.constant("base64"), data: words }),
+    }),
+  );
+  const block = fc.oneof(
+    inner,
+    fc.record({
+      type: fc.constant("tool_use"),
+      id: words,
+      name: words,
+      input: fc.jsonValue({ maxDepth: 2 }),
+    }),
+    fc.record({
+      type: fc.constant("tool_result"),
+      tool_use_id: words,
+      content: fc.oneof(words, fc.array(inner, { maxLength: 3 })),
+    }),
+    fc.record({ type: fc.constant("thinking"), thinking: words, signature: words }),
+    fc.record({ type: fc.constant("redacted_thinking"), data: words }),
+    fc.record({
+      type: fc.constant("document"),
+      source: fc.record({ type: fc.constant("text"), data: words }),
+    }),
+    fc.record({
+      type: fc.constant("search_result"),
+      title: words,
+      content: fc.array(inner, { maxLength: 2 }),
+    }),
+  );
+  const message = fc.record({
+    role: fc.constantFrom("user", "assistant"),
+    content: fc.oneof(words, fc.array(block, { minLength: 1, maxLength: 3 })),
+  });
+
+  /** As Claude Code sends each request: the cache marker on the newest message's last block. */
+  function marked(messages: { role: string; content: unknown }[]) {
+    const copy = structuredClone(messages);
+    const last = copy.at(-1);
+    if (last && Array.isArray(last.content)) {
+      const end = last.content.at(-1) as Record<string, unknown>;
+      end.cache_control = { type: "ephemeral" };
+    }
+    return { model: "m", system: [{ type: "text", text: "s" }], messages: copy };
+  }
+
+  it("appending messages extends the bytes, wherever the cache marker moved", () => {
+    fc.assert(
+      fc.property(
+        fc.array(message, { maxLength: 6 }),
+        fc.array(message, { maxLength: 4 }),
+        (head, tail) => {
+          const before = new TextEncoder().encode(text(marked(head)));
+          const after = new TextEncoder().encode(text(marked([...head, ...tail])));
+          expect(after.subarray(0, before.length)).toEqual(before);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -207,3 +207,71 @@ describe("Responses canonical prompt: hostile shapes", () => {
     );
   });
 });
+
+describe("Responses canonical prompt: prefix property over every item type", () => {
+  const words = fc.string({ unit: "binary", maxLength: 20 });
+  const part = fc.oneof(
+    fc.record({ type: fc.constant("input_text"), text: words }),
+    fc.record({ type: fc.constant("input_image"), image_url: words, detail: fc.constant("auto") }),
+    fc.record({ type: fc.constant("input_file"), file_id: words }),
+  );
+  const item = fc.oneof(
+    fc.record({
+      role: fc.constantFrom("user", "developer"),
+      content: fc.oneof(words, fc.array(part, { maxLength: 3 })),
+    }),
+    fc.record({
+      type: fc.constant("message"),
+      id: words,
+      status: fc.constant("completed"),
+      role: fc.constant("assistant"),
+      content: fc.array(
+        fc.record({ type: fc.constant("output_text"), text: words, annotations: fc.constant([]) }),
+        { maxLength: 2 },
+      ),
+    }),
+    fc.record({
+      type: fc.constant("function_call"),
+      id: words,
+      call_id: words,
+      name: words,
+      arguments: words,
+    }),
+    fc.record({
+      type: fc.constant("function_call_output"),
+      call_id: words,
+      output: fc.oneof(words, fc.array(part, { maxLength: 2 })),
+    }),
+    fc.record({ type: fc.constant("custom_tool_call"), call_id: words, name: words, input: words }),
+    fc.record({
+      type: fc.constant("reasoning"),
+      id: words,
+      summary: fc.array(fc.record({ type: fc.constant("summary_text"), text: words }), {
+        maxLength: 2,
+      }),
+      encrypted_content: words,
+    }),
+    fc.record({
+      type: fc.constant("local_shell_call"),
+      id: words,
+      call_id: words,
+      action: fc.jsonValue({ maxDepth: 2 }),
+    }),
+  );
+
+  it("appending items extends the bytes", () => {
+    fc.assert(
+      fc.property(
+        fc.array(item, { maxLength: 6 }),
+        fc.array(item, { maxLength: 4 }),
+        (head, tail) => {
+          const body = (input: unknown[]) => ({ model: "m", instructions: "s", input });
+          const before = new TextEncoder().encode(text(body(head)));
+          const after = new TextEncoder().encode(text(body([...head, ...tail])));
+          expect(after.subarray(0, before.length)).toEqual(before);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -84,7 +84,7 @@ describe("CoreRouter: self-calibrated prefill speed", () => {
   it("learns each origin's speed from TTFTs, whatever settings said, and cost routes by it", () => {
     TRUE_SPEED = MIXED;
     const r = router(() => 10_000);
-    train(r, 400);
+    const end = train(r, 400);
     const learned = r.stats(0).origins.map((o) => o.prefill);
     for (const o of r.stats(0).origins) expect(o.prefill.priorTokensPerSecond).toBe(10_000);
     // The fast ones, which took most of the work, exactly; the slow ones, whose first samples
@@ -94,11 +94,12 @@ describe("CoreRouter: self-calibrated prefill speed", () => {
       expect(Math.abs(fast.tokensPerSecond / 25_000 - 1)).toBeLessThan(0.05);
     }
     for (const slow of learned.slice(2)) expect(slow.tokensPerSecond).toBeLessThan(6_000);
-    // Idle, a fresh prompt goes to a fast origin: five times the speed.
+    // Idle (queues drained, evidence still fresh: speed-learner.ts ages it), a fresh prompt
+    // goes to a fast origin: five times the speed.
     for (let k = 0; k < 10; k++) {
-      const d = r.route(fresh(50_000 + k, 64), 1e9 + k * 10_000);
+      const d = r.route(fresh(50_000 + k, 64), end + 10_000 + k * 10_000);
       expect(["a", "b"]).toContain(d.origin);
-      r.cancel(d.ticket as string, 1e9 + k * 10_000);
+      r.cancel(d.ticket as string, end + 10_000 + k * 10_000);
     }
   });
 
@@ -115,6 +116,25 @@ describe("CoreRouter: self-calibrated prefill speed", () => {
     // Without TTFTs nothing is learned, and the mis-set priors route otherwise.
     expect(decide(0.4, false)).not.toEqual(decide(2.5, false));
   });
+
+  it("cost: an origin restored with a wrong low speed gets work again under load and learns its own", () => {
+    TRUE_SPEED = SAME;
+    const r = router(() => 25_000);
+    // As a snapshot restores them (real llama-servers: cpu-a kept 213 tok/s against ~850).
+    for (const id of ["a", "b", "d"]) {
+      r.adoptSpeed(id, { tokensPerSecond: 25_000, fixedMs: 20, samples: 64 }, 0);
+    }
+    r.adoptSpeed("c", { tokensPerSecond: 5_000, fixedMs: 20, samples: 64 }, 0);
+    // Fifteen minutes at 11 requests a second (about half the pool's prefill): cost sends c
+    // nothing while it reads five times slower (before aging, never); as that ages toward its
+    // peers' correction, c wins when the others queue (from about 0.87x of them, minute 8) and
+    // learns. At lower load the others never queue, c is not needed, and its speed still ages
+    // to its peers'.
+    const end = train(r, 10_000, true, 90);
+    const c = r.stats(end).origins.find((o) => o.id === "c");
+    expect(c?.prefill.samples).toBeGreaterThanOrEqual(16);
+    expect(Math.abs((c?.prefill.tokensPerSecond ?? 0) / 25_000 - 1)).toBeLessThan(0.1);
+  }, 60_000);
 
   it("a snapshot carries the learned speeds to the restored router", () => {
     TRUE_SPEED = MIXED;

@@ -23,7 +23,7 @@
  * only the edge asks (`record`, `adopt`, `drop`, the learned figures it adopts, `hottest`) sits
  * behind `seams` (replica-seams.ts), a narrower interface in its own module.
  *
- * Why about 400 lines and not 350: what is left is the protocol every holder drives (route,
+ * Why about 420 lines and not 350: what is left is the protocol every holder drives (route,
  * reroute, prefillFailed, cancel, complete, ingest, firstToken, waitMs, expire, snapshot,
  * restore, stats), each method a few lines over the parts with the contract its callers rely
  * on written above it, and the settings and snapshot life cycle of those parts. Splitting the
@@ -50,6 +50,7 @@ import { PoolPolicy } from "./pool-policy.ts";
 import { poolWaitMs } from "./pool-wait.ts";
 import { ReplicaSeams } from "./replica-seams.ts";
 import {
+  ageSpeeds,
   chunkTokens,
   prefillSpeed,
   priorSpeed,
@@ -66,7 +67,7 @@ import type {
   RouteDecision,
   RouterStats,
 } from "./router-types.ts";
-import { SpeedLearner } from "./speed-learner.ts";
+import { type LearnedSpeed, SpeedLearner } from "./speed-learner.ts";
 import { TicketLegs } from "./ticket-legs.ts";
 
 export interface CoreRouterOptions {
@@ -267,6 +268,14 @@ export class CoreRouter {
     return { ...none, alternates: [], policy, reason, ticket: null, prefill: null };
   }
 
+  /**
+   * `originId`'s prefill speed as another router learned it, or a snapshot held it
+   * (replica-seams.ts `adoptSpeed`); on the router too, as holders and tests seed speeds so.
+   */
+  adoptSpeed(originId: string, learned: LearnedSpeed, now: number): void {
+    this.seams.adoptSpeed(originId, learned, now);
+  }
+
   /** `originId`'s prefill speed as routing reads it (learned, else its prior); null if unknown. */
   prefillSpeed(originId: string): number | null {
     const slot = this.#parts.slots.slotOf(originId);
@@ -275,6 +284,7 @@ export class CoreRouter {
 
   /** Each origin's load as this router reads it, in settings order, with its capacity. */
   loads(now: number): OriginLoad[] {
+    ageSpeeds(this.#parts, now);
     return this.seams.loads(now);
   }
 
@@ -358,8 +368,12 @@ export class CoreRouter {
     return this.#legs.size;
   }
 
-  /** Release leases whose completion never came. Returns how many requests that ended. */
+  /**
+   * Release leases whose completion never came, and age learned speeds (router-parts.ts
+   * `ageSpeeds`). Returns how many requests that ended.
+   */
   expire(now: number): number {
+    ageSpeeds(this.#parts, now);
     return this.#legs.expire(now);
   }
 
@@ -393,6 +407,7 @@ export class CoreRouter {
   }
 
   stats(now: number): RouterStats {
+    ageSpeeds(this.#parts, now);
     const parts = { model: this.model, policy: this.#policy, log: this.#log, legs: this.#legs };
     return routerStats(this.#parts, { ...parts, hot: this.#hot }, now);
   }

@@ -74,6 +74,14 @@ export function drainAtLearnedSpeeds(parts: RouterParts, now: number): void {
   for (const slot of parts.slots.order) parts.board.setSpeed(slot, parts.speeds.speed(slot), now);
 }
 
+/**
+ * Time passed: learned speeds weigh their aged evidence against the peer-corrected prior
+ * (speed-learner.ts), and the board's queues drain at what they read from `now` on.
+ */
+export function ageSpeeds(parts: RouterParts, now: number): void {
+  if (parts.speeds.age(now)) drainAtLearnedSpeeds(parts, now);
+}
+
 /** The prior of the origin's prefill speed: its own setting, else the pool's. */
 export function priorSpeed(parts: RouterParts, slot: Slot): number {
   return parts.slots.at(slot).settings.prefillTokensPerSecond ?? parts.pool.prefillTokensPerSecond;

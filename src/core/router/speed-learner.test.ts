@@ -191,6 +191,168 @@ describe("SpeedLearner", () => {
     expect(l.saved(B).samples).toBe(0);
   });
 
+  describe("aging: evidence weighs less as it ages, against the peer-corrected prior", () => {
+    const HALF_LIFE = 120_000;
+    const B = asSlot(1);
+    const C = asSlot(2);
+    const D = asSlot(3);
+
+    /** Origins A to D, each with prior `prior`. */
+    function pool(prior: number): SpeedLearner {
+      const l = new SpeedLearner();
+      for (const slot of [A, B, C, D]) l.configure(slot, prior);
+      return l;
+    }
+
+    /** `n` samples per origin one second apart from `at`, round robin; returns the end. */
+    function feedAll(
+      l: SpeedLearner,
+      sources: [ReturnType<typeof asSlot>, () => SpeedSample][],
+      n: number,
+      at: number,
+    ): number {
+      for (let k = 0; k < n; k++) {
+        for (const [slot, next] of sources) l.observe(slot, next(), at + k * 1000);
+      }
+      return at + n * 1000;
+    }
+
+    it("a starved origin with a wrong low learned speed reads its peer-corrected prior after 10 half-lives", () => {
+      const l = pool(10_000);
+      // C's samples read it 5x slow (queues the router did not see); then cost starves it.
+      let at = feedAll(
+        l,
+        [
+          [A, origin(25_000, 20, 0.1, 11)],
+          [B, origin(25_000, 20, 0.1, 12)],
+          [C, origin(5_000, 20, 0.1, 13)],
+          [D, origin(25_000, 20, 0.1, 14)],
+        ],
+        64,
+        0,
+      );
+      expect(within(l.speed(C), 5_000, 0.2)).toBe(true);
+      const peers: [ReturnType<typeof asSlot>, () => SpeedSample][] = [
+        [A, origin(25_000, 20, 0.1, 15)],
+        [B, origin(25_000, 20, 0.1, 16)],
+        [D, origin(25_000, 20, 0.1, 17)],
+      ];
+      // Ten half-lives in which only its peers get work, one request every 10 s each.
+      for (let k = 0; k < 120; k++) at = feedAll(l, peers, 1, at + 9_000);
+      // Its prior, 10,000, times its peers' correction, 2.5.
+      expect(within(l.speed(C), 25_000, 0.05)).toBe(true);
+      for (const slot of [A, B, D]) expect(within(l.speed(slot), 25_000, 0.2)).toBe(true);
+    });
+
+    it("a snapshot-restored estimate ages likewise (real llama-servers: cpu-a kept 213 tok/s against its peers' ~850)", () => {
+      const l = pool(38);
+      l.adopt(A, { tokensPerSecond: 213, fixedMs: 0, samples: 10 });
+      l.adopt(B, { tokensPerSecond: 850, fixedMs: 0, samples: 64 });
+      l.adopt(C, { tokensPerSecond: 820, fixedMs: 0, samples: 64 });
+      l.adopt(D, { tokensPerSecond: 880, fixedMs: 0, samples: 64 });
+      const start = 1.7e12; // wall-clock ms: restored values age from the first tick
+      l.age(start);
+      expect(l.speed(A)).toBe(213);
+      l.age(start + HALF_LIFE);
+      expect(l.speed(A)).toBeLessThan(850 * 0.9);
+      l.age(start + 10 * HALF_LIFE);
+      // 38 times the peers' median correction (850 / 38).
+      expect(within(l.speed(A), 850, 0.02)).toBe(true);
+      // The peers, with each other for peers, read what they read.
+      expect(within(l.speed(B), 850, 0.05)).toBe(true);
+    });
+
+    it("an aged origin that really is slow reads slow again within 16 samples", () => {
+      const l = pool(10_000);
+      const slow = origin(5_000, 20, 0.1, 21);
+      let at = feedAll(
+        l,
+        [
+          [A, origin(25_000, 20, 0.1, 22)],
+          [B, origin(25_000, 20, 0.1, 23)],
+          [C, slow],
+          [D, origin(25_000, 20, 0.1, 24)],
+        ],
+        64,
+        0,
+      );
+      at += 20 * HALF_LIFE;
+      l.age(at);
+      expect(within(l.speed(C), 25_000, 0.05)).toBe(true);
+      feedAll(l, [[C, slow]], 16, at);
+      expect(within(l.speed(C), 5_000, 0.2)).toBe(true);
+    });
+
+    it("property: after a silence, one wild sample moves the speed by under 5%", () => {
+      fc.assert(
+        fc.property(
+          fc.double({ min: 1_000, max: 100_000, noNaN: true }),
+          fc.integer(),
+          fc.constantFrom(0.5, 2, 5, 20),
+          fc.constantFrom(0.01, 100),
+          (speed, seed, silence, wild) => {
+            const l = learner(speed * 0.5);
+            const next = origin(speed, 20, 0.2, seed);
+            const at = feed(l, next, 64, 0) + silence * HALF_LIFE;
+            l.age(at);
+            const before = l.speed(A);
+            const s = next();
+            l.observe(A, { ...s, ttftMs: s.ttftMs * wild }, at);
+            return within(l.speed(A), before, 0.05);
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it("property: the estimate lies between the peer-corrected prior and the evidence, nearer the prior the older", () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.double({ min: 1_000, max: 100_000, noNaN: true }), {
+            minLength: 3,
+            maxLength: 3,
+          }),
+          fc.array(fc.double({ min: 1_000, max: 100_000, noNaN: true }), {
+            minLength: 3,
+            maxLength: 3,
+          }),
+          fc.array(fc.double({ min: 0, max: 30, noNaN: true }), { minLength: 1, maxLength: 6 }),
+          fc.integer(),
+          (priors, speeds, silences, seed) => {
+            const l = new SpeedLearner();
+            const slots = [A, B, C];
+            slots.forEach((slot, i) => {
+              l.configure(slot, priors[i] as number);
+            });
+            const at = feedAll(
+              l,
+              slots.map((slot, i) => [slot, origin(speeds[i] as number, 20, 0.2, seed + i)]),
+              64,
+              0,
+            );
+            const evidence = l.speed(C);
+            const ratio = (i: number) => l.speed(slots[i] as typeof A) / (priors[i] as number);
+            const prior = (priors[2] as number) * ((ratio(0) + ratio(1)) / 2);
+            const lo = Math.min(prior, evidence) * (1 - 1e-9);
+            const hi = Math.max(prior, evidence) * (1 + 1e-9);
+            let distance = Number.POSITIVE_INFINITY;
+            for (const silence of [...silences].sort((x, y) => x - y)) {
+              l.age(at + silence * HALF_LIFE);
+              const estimate = l.speed(C);
+              if (!(estimate >= lo && estimate <= hi)) return false;
+              const next = Math.abs(Math.log(estimate / prior));
+              if (next > distance * (1 + 1e-9)) return false;
+              distance = next;
+            }
+            l.age(at + 40 * HALF_LIFE);
+            return within(l.speed(C), prior, 1e-6);
+          },
+        ),
+        { numRuns: 100 },
+      );
+    });
+  });
+
   it("an edge replica's learner only adopts", () => {
     const l = new SpeedLearner(false);
     l.configure(A, 10_000);

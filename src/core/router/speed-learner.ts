@@ -27,11 +27,18 @@
  * grows with them); a low-quantile fit or F read off a low quantile (leans on the lucky tail:
  * 20-40% too fast under ordinary noise); Tukey's resistant line and alternating medians (F and
  * S traded off, stuck far from the truth); Theil-Sen (O(n^2) per completion).
- * Known limit: the queue in X drained at the speed believed at dispatch, so a prior far too
- * fast makes the router believe loaded origins idle, and their first samples read slow; an
- * origin the router then stops sending work to learns nothing more (no exploration). The
- * simulator's runs converge (bench/sim/README.md); engine counters, where reported, do not
- * have this bias.
+ * The queue in X drained at the speed believed at dispatch, so a prior far too fast makes the
+ * router believe loaded origins idle, and their first samples read slow; an origin the router
+ * then stops sending work to would learn nothing more. So evidence ages: what the origin's
+ * samples say (the fit and the engine's counters, its "evidence speed") weighs, in log speed,
+ * against its peer-corrected prior (its prior times the median learned / prior of the other
+ * origins that learned) by the evidence's mass (accepted samples, halved every HALF_LIFE_MS)
+ * over FULL_EVIDENCE: an origin at any steady traffic reads its evidence alone, a starved one
+ * (or one restored from a snapshot, whose values count as FULL_EVIDENCE samples from the first
+ * time it ages) reads its peer-corrected prior after a few half-lives, and gets work again to
+ * measure. In the fit an old sample never weighs under MIN_AGE_WEIGHT of a fresh one, so the
+ * first sample after a silence is judged against the window's known noise: one wild sample
+ * then moves nothing, where at equal age weights it would have set the line alone.
  *
  * An engine that reports its own counters (`prefill-rate` events: prompt tokens over prompt
  * seconds, no queueing in them) gives S directly: a measurement over ENGINE_FULL_TOKENS or more
@@ -48,6 +55,10 @@ import type { Slot } from "../origin-indexes.ts";
 const WINDOW = 64;
 const HALF_LIFE_MS = 120_000;
 const MIN_SAMPLES = 16;
+/** Evidence (accepted samples, age-weighted) at which an origin's own estimate stands alone. */
+const FULL_EVIDENCE = 8;
+/** The least an old sample weighs in the fit, against a fresh one (4 half-lives). */
+const MIN_AGE_WEIGHT = 1 / 16;
 /** Samples one engine measurement of ENGINE_FULL_TOKENS or more counts as. */
 const ENGINE_WEIGHT = 32;
 /** Prompt tokens a measurement needs to count fully, and the window's to set a speed alone. */
@@ -90,9 +101,15 @@ export interface LearnedSpeed {
 
 class OriginSpeed {
   prior: number;
+  /** What the evidence says (the fit blended with the engine's counters, or adopted). */
   speed: number;
+  /** What routing reads once learned: `speed` against the peer-corrected prior, by evidence. */
+  estimate: number;
   fixedMs = 0;
   learned = false;
+  /** Accepted samples behind `speed`, age-weighted as of `evidenceAt` (NaN: the next `age`). */
+  evidence = 0;
+  evidenceAt = Number.NaN;
   /** A fit has run: the next starts from it (else from the prior, with Huber steps first). */
   fitted = false;
   readonly x = new Float64Array(WINDOW);
@@ -109,6 +126,7 @@ class OriginSpeed {
   constructor(prior: number) {
     this.prior = prior;
     this.speed = prior;
+    this.estimate = prior;
   }
 }
 
@@ -116,8 +134,8 @@ export class SpeedLearner {
   #bySlot: (OriginSpeed | undefined)[] = [];
   /** False: samples are ignored and values only adopted (an edge replica, whose board is partial). */
   readonly #learns: boolean;
-  /** `#calibration`'s value, null when a speed or prior changed since. */
-  #factor: number | null = null;
+  /** Learned / prior of the origins that learned, sorted; null when a speed or prior changed. */
+  #ratios: number[] | null = null;
   /** Scratch for the fit, one window long. */
   readonly #w = new Float64Array(WINDOW);
   readonly #r = new Float64Array(WINDOW);
@@ -135,45 +153,78 @@ export class SpeedLearner {
       return;
     }
     o.prior = prior;
-    this.#factor = null;
+    this.#ratios = null;
   }
 
   forget(slot: Slot): void {
     this.#bySlot[slot] = undefined;
-    this.#factor = null;
+    this.#ratios = null;
   }
 
   /**
-   * The origin's prefill speed: learned, else its prior times how far off the priors of the
-   * origins that learned turned out to be (`#calibration`). The one accessor routing reads.
+   * The origin's prefill speed: learned (as of the last `age`), else its prior times how far off
+   * the priors of the origins that learned turned out to be (`#correction`). The one accessor
+   * routing reads.
    */
   speed(slot: Slot): number {
     const o = this.#at(slot);
-    return o.learned ? o.speed : clampSpeed(o.prior * this.#calibration());
+    return o.learned ? o.estimate : clampSpeed(o.prior * this.#correction(null));
   }
 
   /**
-   * The median, over origins that learned their speed, of learned / prior: a user who set the
-   * pool's speed 0.4x too low set it too low for every origin, so an origin without evidence yet
-   * takes its peers' correction. Without it, an origin whose peers learned they were faster
-   * looked slow, got no work and so never learned (cost sends work to the fastest).
+   * Time passed: each learned origin's estimate weighs its evidence, aged to `now`, against its
+   * peer-corrected prior. Returns whether an estimate changed. An edge replica's learner does
+   * not age what it adopts: its coordinator's values arrive aged.
    */
-  #calibration(): number {
-    if (this.#factor !== null) return this.#factor;
-    const ratios: number[] = [];
-    for (const o of this.#bySlot) if (o?.learned) ratios.push(o.speed / o.prior);
-    ratios.sort((a, b) => a - b);
-    const mid = ratios.length >> 1;
-    this.#factor =
-      ratios.length === 0
-        ? 1
-        : ratios.length % 2
-          ? (ratios[mid] as number)
-          : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
-    return this.#factor;
+  age(now: number): boolean {
+    if (!this.#learns) return false;
+    let changed = false;
+    for (const o of this.#bySlot) {
+      if (!o?.learned) continue;
+      const next = this.#estimate(o, now);
+      if (next !== o.estimate) changed = true;
+      o.estimate = next;
+    }
+    return changed;
   }
 
-  /** A completion's sample; returns whether a speed changed (this origin's, or the unlearned). */
+  /** `o`'s evidence speed against its peer-corrected prior, in log speed, by evidence at `now`. */
+  #estimate(o: OriginSpeed, now: number): number {
+    if (Number.isNaN(o.evidenceAt)) o.evidenceAt = now;
+    const share = (o.evidence * decay(now - o.evidenceAt)) / FULL_EVIDENCE;
+    if (share >= 1) return o.speed;
+    const prior = clampSpeed(o.prior * this.#correction(o));
+    const blended = Math.exp(share * Math.log(o.speed) + (1 - share) * Math.log(prior));
+    // Between the two whatever the rounding.
+    return Math.min(Math.max(prior, o.speed), Math.max(Math.min(prior, o.speed), blended));
+  }
+
+  /**
+   * The median, over origins that learned their speed (but `except`), of learned / prior: a
+   * user who set the pool's speed 0.4x too low set it too low for every origin, so an origin
+   * without evidence, or whose evidence aged, takes its peers' correction. Without it, an
+   * origin whose peers learned they were faster looked slow, got no work and so never learned
+   * (cost sends work to the fastest). 1 when no other origin learned.
+   */
+  #correction(except: OriginSpeed | null): number {
+    if (this.#ratios === null) {
+      this.#ratios = [];
+      for (const o of this.#bySlot) if (o?.learned) this.#ratios.push(o.speed / o.prior);
+      this.#ratios.sort((a, b) => a - b);
+    }
+    let ratios = this.#ratios;
+    if (except?.learned) {
+      const k = ratios.indexOf(except.speed / except.prior);
+      if (k >= 0) ratios = [...ratios.slice(0, k), ...ratios.slice(k + 1)];
+    }
+    const mid = ratios.length >> 1;
+    if (ratios.length === 0) return 1;
+    return ratios.length % 2
+      ? (ratios[mid] as number)
+      : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
+  }
+
+  /** A completion's sample; returns whether a speed routing reads changed (any origin's). */
   observe(slot: Slot, sample: SpeedSample, now: number): boolean {
     const { ttftMs, workTokens, queuedTokens } = sample;
     if (!this.#learns || !(ttftMs >= 0) || !(workTokens >= 0) || !(queuedTokens >= 0)) return false;
@@ -188,7 +239,7 @@ export class SpeedLearner {
     return this.#refit(o, now);
   }
 
-  /** The engine measured its own prefill speed over `tokens`; returns whether the speed changed. */
+  /** The engine measured its own prefill speed over `tokens`; returns whether a speed changed. */
   measure(slot: Slot, tokensPerSecond: number, tokens: number, now: number): boolean {
     if (!this.#learns || !(tokens > 0)) return false;
     const o = this.#at(slot);
@@ -208,28 +259,34 @@ export class SpeedLearner {
 
   /**
    * Take another learner's values (a snapshot's, or an edge replica its coordinator's, which
-   * learns from every isolate's completions): they stand until this learner's own window fills.
+   * learns from every isolate's completions): they stand until this learner's own window fills,
+   * and age from this learner's next `age` as FULL_EVIDENCE samples at most.
    */
   adopt(slot: Slot, learned: LearnedSpeed): void {
     const o = this.#at(slot);
     if (learned.samples <= 0) return;
     o.speed = clampSpeed(learned.tokensPerSecond);
+    o.estimate = o.speed;
     o.fixedMs = Math.max(0, learned.fixedMs);
     o.learned = true;
-    this.#factor = null;
+    o.evidence = Math.min(learned.samples, FULL_EVIDENCE);
+    o.evidenceAt = Number.NaN;
+    this.#ratios = null;
   }
 
   #refit(o: OriginSpeed, now: number): boolean {
-    if (!o.learned) o.speed = clampSpeed(o.prior * this.#calibration());
+    if (!o.learned) o.speed = clampSpeed(o.prior * this.#correction(null));
     const before = o.speed;
     let slope = 1000 / o.speed;
     let fitWeight = 0;
+    let accepted = 0;
     if (o.n >= MIN_SAMPLES) {
       const fit = this.#fitLine(o, now, slope, o.fixedMs);
       if (fit) {
         slope = fit.slope;
         o.fixedMs = fit.fixedMs;
         fitWeight = fit.weight;
+        accepted = fit.accepted;
         o.fitted = true;
       }
     }
@@ -245,12 +302,14 @@ export class SpeedLearner {
       engineTokens += tokens;
     }
     if (fitWeight === 0 && engineTokens < ENGINE_FULL_TOKENS) engineWeight = 0;
-    if (fitWeight + engineWeight <= 0) return false;
+    if (fitWeight + engineWeight <= 0) return this.age(now);
     slope = (fitWeight * slope + engineSlope) / (fitWeight + engineWeight);
     o.speed = clampSpeed(1000 / slope);
     o.learned = true;
-    this.#factor = null;
-    return o.speed !== before;
+    o.evidence = accepted + engineWeight;
+    o.evidenceAt = now;
+    this.#ratios = null;
+    return this.age(now) || o.speed !== before;
   }
 
   /** The IRLS fit of ttft = F + slope X over the window, or null if it finds no rising line. */
@@ -259,21 +318,24 @@ export class SpeedLearner {
     now: number,
     slope0: number,
     fixed0: number,
-  ): { slope: number; fixedMs: number; weight: number } | null {
+  ): { slope: number; fixedMs: number; weight: number; accepted: number } | null {
     const n = o.n;
     const w = this.#w;
     const r = this.#r;
     let total = 0;
     for (let i = 0; i < n; i++) {
-      w[i] = (o.base[i] as number) * decay(now - (o.t[i] as number));
-      total += w[i] as number;
+      const aged = decay(now - (o.t[i] as number));
+      total += (o.base[i] as number) * aged;
+      w[i] = (o.base[i] as number) * Math.max(MIN_AGE_WEIGHT, aged);
     }
     if (!(total > 0)) return null;
     let slope = slope0;
     let fixed = fixed0;
     // From the prior (which may be far off), Huber first: it converges from anywhere.
     const huberSteps = o.fitted ? 0 : HUBER_STEPS;
-    for (let step = 0; step < huberSteps + IRLS_STEPS; step++) {
+    const steps = huberSteps + IRLS_STEPS;
+    let accepted = 0;
+    for (let step = 0; step < steps; step++) {
       // Relative residuals: a TTFT's noise grows with it (batching, interference).
       for (let i = 0; i < n; i++) {
         const fitted = Math.max(MIN_TTFT_MS, fixed + slope * (o.x[i] as number));
@@ -286,6 +348,7 @@ export class SpeedLearner {
       for (let i = 0; i < n; i++) {
         const fitted = Math.max(MIN_TTFT_MS, fixed + slope * (o.x[i] as number));
         const robust = robustWeight((r[i] as number) / scale, step < huberSteps);
+        if (step === steps - 1) accepted += robust * decay(now - (o.t[i] as number));
         const v = ((w[i] as number) * robust) / (fitted * fitted);
         r[i] = v; // reused: the sample's weight in this step
         sv += v;
@@ -326,7 +389,7 @@ export class SpeedLearner {
       slope = nextSlope;
       fixed = nextFixed;
     }
-    return { slope, fixedMs: fixed, weight: total };
+    return { slope, fixedMs: fixed, weight: total, accepted };
   }
 
   /** The weighted median of #r under the weights in #w, over the first n. */

@@ -55,7 +55,8 @@ function blockIssue(block: unknown, nested: boolean): FieldIssue | undefined {
   if (typeof type !== "string" || type.length === 0) {
     return { path: ["type"], message: "expected a non-empty string" };
   }
-  for (const [field, kind] of REQUIRED[type] ?? []) {
+  // Own keys only: a block typed `constructor` or `__proto__` must not read Object's members.
+  for (const [field, kind] of (Object.hasOwn(REQUIRED, type) && REQUIRED[type]) || []) {
     const issue = fieldIssue(block, field, kind);
     if (issue) return issue;
   }
