@@ -26,7 +26,7 @@ export interface RecordedRoute {
   readonly parent: number | null;
   readonly run: readonly number[];
   readonly promptTokens: number;
-  /** The canonical prompt's bytes, when the edge sent them (router-types.ts `RouteRequest`). */
+  /** The canonical prompt's bytes, when the edge sent them (route-request.ts `RouteRequest`). */
   readonly promptBytes?: number | undefined;
   readonly reason: string;
 }
