@@ -22,13 +22,10 @@ import { EdgeCoordinator } from "../../src/core/edge/edge-coordinator.ts";
 import { EdgeReplica } from "../../src/core/edge/edge-replica.ts";
 import { EdgeRoot } from "../../src/core/edge/edge-root.ts";
 import type { SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
+import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
-import type {
-  RouteDecision,
-  RouteRequest,
-  RouterStats,
-} from "../../src/core/router/router-types.ts";
+import type { RouteDecision, RouterStats } from "../../src/core/router/router-types.ts";
 import type { FrontEnv, FrontFactory, PoolFront } from "../fleet/routing-front.ts";
 import type { Topology } from "./topology.ts";
 import { wireSize } from "./wire-size.ts";

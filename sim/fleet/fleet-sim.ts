@@ -39,7 +39,8 @@
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../src/core/engine-events.ts";
 import type { PolicySettings } from "../../src/core/policies/index.ts";
-import type { RouteDecision, RouteRequest } from "../../src/core/router/router-types.ts";
+import type { RouteRequest } from "../../src/core/route-request.ts";
+import type { RouteDecision } from "../../src/core/router/router-types.ts";
 import { parsePool } from "../../src/core/settings/parse-settings.ts";
 import type { PoolSettingsInput } from "../../src/core/settings/settings-schema.ts";
 import { Engine, type EngineRequest, engineRequest } from "../engine/engine.ts";

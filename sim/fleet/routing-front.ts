@@ -9,14 +9,10 @@
  * `objectFront` or `edgeFront`, whose `route` decides and `ingest` takes an engine's events.
  */
 import type { EngineEvent } from "../../src/core/engine-events.ts";
+import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
-import type {
-  Outcome,
-  RouteDecision,
-  RouteRequest,
-  RouterStats,
-} from "../../src/core/router/router-types.ts";
+import type { Outcome, RouteDecision, RouterStats } from "../../src/core/router/router-types.ts";
 import type { PoolSettings } from "../../src/core/settings/settings-schema.ts";
 
 export interface FrontEnv {

@@ -4,7 +4,8 @@
  * exception, and making one is cheap (no I/O until it is called).
  */
 import type { EngineEventBatch } from "../../core/engine-events.ts";
-import type { RouteDecision, RouteRequest } from "../../core/router/router-types.ts";
+import type { RouteRequest } from "../../core/route-request.ts";
+import type { RouteDecision } from "../../core/router/router-types.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 import type { RouterObject } from "./router-object.ts";

@@ -5,7 +5,8 @@
  */
 import type { AdmissionStats } from "../../core/admission/admission.ts";
 import type { Shed } from "../../core/admission/shed.ts";
-import type { RouteDecision, RouteRequest, RouterStats } from "../../core/router/router-types.ts";
+import type { RouteRequest } from "../../core/route-request.ts";
+import type { RouteDecision, RouterStats } from "../../core/router/router-types.ts";
 import type { PoolMetricsSnapshot } from "../pool-metrics/pool-metrics.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 

@@ -8,9 +8,10 @@
  * restarted object still refuses replays of those batches, and each origin's engine facts (its
  * reported health and KV capacity: core/engine-facts.ts), so a restart keeps them.
  */
+
+import type { BatchMark } from "../../core/batch-ledger.ts";
 import type { Health } from "../../core/engine-events.ts";
 import type { EngineFacts } from "../../core/engine-facts.ts";
-import type { BatchMark } from "../../core/router/batch-ledger.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 

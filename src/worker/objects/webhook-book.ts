@@ -9,9 +9,10 @@
  * (the reporter sends load, and restates health and capacity, every interval: a write a second
  * per origin), and a replay of one changes nothing the engine's next report does not overwrite.
  */
+
+import { BatchLedger } from "../../core/batch-ledger.ts";
 import type { EngineEvent, EngineEventBatch } from "../../core/engine-events.ts";
 import { changesIndex } from "../../core/engine-facts.ts";
-import { BatchLedger } from "../../core/router/batch-ledger.ts";
 import { EngineFactBook } from "./engine-fact-book.ts";
 import type { IngestOutcome } from "./rpc-types.ts";
 import type { SnapshotStore } from "./snapshot-store.ts";

@@ -7,7 +7,9 @@
  * duration, error); it never holds prompt text, origin URLs, headers or secrets (docs/api.md
  * lists its fields).
  */
-import type { Priority, RouteDecision } from "../../core/router/router-types.ts";
+
+import type { Priority } from "../../core/route-request.ts";
+import type { RouteDecision } from "../../core/router/router-types.ts";
 import type { Coordination } from "../../core/settings/edge-settings.ts";
 import type {
   FailedAttempt,

@@ -15,7 +15,7 @@
  */
 import { Admission, type AdmissionStats, type Settled } from "../../../core/admission/admission.ts";
 import type { EdgeReplica } from "../../../core/edge/edge-replica.ts";
-import type { RouteRequest } from "../../../core/router/router-types.ts";
+import type { RouteRequest } from "../../../core/route-request.ts";
 import type { AdmissionSettings } from "../../../core/settings/admission-settings.ts";
 
 export class EdgeAdmission {

@@ -20,7 +20,8 @@
  * the other isolates' ends, and leaves the queue when its client's `signal` aborts.
  */
 import type { Settled } from "../../../core/admission/admission.ts";
-import type { RouteDecision, RouteRequest } from "../../../core/router/router-types.ts";
+import type { RouteRequest } from "../../../core/route-request.ts";
+import type { RouteDecision } from "../../../core/router/router-types.ts";
 import { type ColoProperties, coloGroup } from "../../objects/colo-group.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import { routerOutcome } from "../../request-record/request-report.ts";

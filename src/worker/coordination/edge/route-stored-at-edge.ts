@@ -8,7 +8,7 @@
  * the origin fetch, for follow-ups only: the price of an answer no replica can know alone.
  */
 import { storedRefusal } from "../../../core/responses/stored-route.ts";
-import type { RouteRequest } from "../../../core/router/router-types.ts";
+import type { RouteRequest } from "../../../core/route-request.ts";
 import { type ColoProperties, coloGroup } from "../../objects/colo-group.ts";
 import { type PoolRef, poolStub } from "../../objects/pool-stub.ts";
 import { withDeadline } from "../../objects/with-deadline.ts";

@@ -20,8 +20,9 @@
  * lease the request will never use, so it is released at once rather than left to expire.
  */
 
+import type { RouteRequest } from "../../../core/route-request.ts";
 import type { CoreRouter } from "../../../core/router/core-router.ts";
-import type { RouteDecision, RouteRequest } from "../../../core/router/router-types.ts";
+import type { RouteDecision } from "../../../core/router/router-types.ts";
 import {
   admitOnObject,
   type PoolRef,

@@ -11,7 +11,7 @@
  * isolate's replica (../edge/route-stored-at-edge.ts). The pool's front picks one
  * (../front.ts, `routeStored`).
  */
-import type { RouteRequest } from "../../../core/router/router-types.ts";
+import type { RouteRequest } from "../../../core/route-request.ts";
 import { onObject, type PoolRef, poolStub } from "../../objects/pool-stub.ts";
 import { withDeadline } from "../../objects/with-deadline.ts";
 import { routedOrThrow } from "../../stored-responses/stored-route-answer.ts";

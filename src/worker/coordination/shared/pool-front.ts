@@ -2,14 +2,14 @@
  * @module
  * The seam between the Worker and a pool's coordination mode (../front.ts picks one per pool):
  * every mode-specific thing the routes do, as one interface. The simulator's `PoolFront`
- * (bench/sim/run/routing-front.ts) is the same seam around the routing core, and its methods
+ * (sim/fleet/routing-front.ts) is the same seam around the routing core, and its methods
  * read alike: `route` a request, `ingest` an engine's events. It lives here, beside the shapes
  * it returns, because the modes implement it and front.ts imports the modes.
  */
 import type { AdmissionStats } from "../../../core/admission/admission.ts";
-import type { ReplicaCounters } from "../../../core/edge/edge-replica.ts";
+import type { ReplicaCounters } from "../../../core/edge/replica-sync.ts";
 import type { EngineEventBatch } from "../../../core/engine-events.ts";
-import type { RouteRequest } from "../../../core/router/router-types.ts";
+import type { RouteRequest } from "../../../core/route-request.ts";
 import type { ColoProperties } from "../../objects/colo-group.ts";
 import type { CoordinatorState } from "../../objects/edge-rpc-types.ts";
 import type { IngestOutcome, ObjectState } from "../../objects/rpc-types.ts";

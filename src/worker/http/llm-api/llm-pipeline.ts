@@ -11,7 +11,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
-import type { Priority } from "../../../core/router/router-types.ts";
+import type { Priority } from "../../../core/route-request.ts";
 import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
 import { frontFor } from "../../coordination/front.ts";
 import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";

@@ -106,7 +106,7 @@ function lastApplied(outcomes: readonly IngestOutcome[]): number | null {
 /**
  * Refuses (400 naming `at`) a batch made too long ago (`BATCH_WINDOW_MS`) or too far ahead of
  * the router's clock (`BATCH_AHEAD_MS`: clock skew and no more, so that a batch made ahead
- * cannot hold off the origin's later ones; core/router/batch-ledger.ts).
+ * cannot hold off the origin's later ones; core/batch-ledger.ts).
  */
 function checkAt(at: number, now: number): void {
   if (now - at > BATCH_WINDOW_MS) {

@@ -1,7 +1,9 @@
 /**
  * Which engine-event batches a pool has applied, so that a replayed, retried or late batch is
  * not applied again. Pure: the caller passes `now` (ms). The pool's Durable Object holds one
- * beside its `CoreRouter` and asks `check` before `CoreRouter.ingest`, then `record`s the batch.
+ * beside its `CoreRouter` and asks `check` before `CoreRouter.ingest`, then `record`s the batch;
+ * an edge pool's root object holds one before `EdgeRoot.ingest`. It sits beside engine-events.ts,
+ * which defines the batches it records, because both coordination modes use it.
  *
  * Rules, per origin, in this order:
  * 1. window: a batch made (`at`) more than `windowMs` before now is stale. The signature has
@@ -39,7 +41,7 @@
  * the window is forgotten whole (rule 1 refuses anything it could be sent). Only a holder of the
  * webhook secret can add ids, so nobody else can push ids out.
  */
-import { BATCH_AHEAD_MS, BATCH_WINDOW_MS } from "../engine-events.ts";
+import { BATCH_AHEAD_MS, BATCH_WINDOW_MS } from "./engine-events.ts";
 
 export type BatchVerdict = "apply" | "duplicate" | "stale" | "ahead";
 
