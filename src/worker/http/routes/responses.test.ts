@@ -18,7 +18,9 @@ import { currentSettings } from "../../settings/settings-cache.ts";
 import {
   call,
   engineBatch,
+  objectState,
   origin,
+  outstanding,
   pool,
   postSigned,
   putSettings,
@@ -32,6 +34,7 @@ const GONE = "resp-gone";
 const DRAIN = "resp-drain";
 const PD = "resp-pd";
 const EDGE = "resp-edge";
+const BPT = "resp-bpt";
 const origins = (tag: string, n = 3) =>
   Array.from({ length: n }, (_, i) => origin(`resp-${tag}-${i + 1}`));
 
@@ -42,6 +45,7 @@ const settings = (gone = origins("g")) => ({
     [PREFIX]: pool(origins("p"), { policy: { type: "prefix-hash" } }),
     [GONE]: pool(gone, { policy: { type: "round-robin" } }),
     [DRAIN]: pool(origins("d"), { policy: { type: "round-robin" } }),
+    [BPT]: pool(origins("b", 1)),
     [PD]: pool([
       origin("resp-pd-p", "pd-prefill", pdRole("vllm-nixl", "prefill")),
       origin("resp-pd-d", "pd-decode", pdRole("vllm-nixl", "decode")),
@@ -223,6 +227,32 @@ describe("POST /v1/responses: routing", () => {
     });
     const up = engineBatch(first.origin as string, [{ type: "health", status: "up" }]);
     await postSigned(await signBatch(up));
+  });
+});
+
+describe("bytes per token", () => {
+  // Issue 22 mends, item 1: a follow-up's bytes are its new items only, its engine's prompt
+  // the whole stored conversation, so each one pulled the pool's learned ratio down.
+  it("a previous_response_id follow-up does not teach the pool's bytes per token", async () => {
+    const learnedRatio = async () => (await objectState(BPT))?.router.bytesPerToken;
+    const first = await turn({ model: BPT, input: "turn 0" });
+    await learned(BPT, first.json.id as string);
+    await waitFor(async () => (await learnedRatio())?.samples === 1, 5000, "the first sample");
+    const before = await learnedRatio();
+    let previous = first.json.id as string;
+    for (let t = 1; t <= 3; t++) {
+      const next = await turn({ model: BPT, input: `turn ${t}`, previous_response_id: previous });
+      expect(next).toMatchObject({ status: 200, reason: "stored-response" });
+      // The engine counted the stored conversation: far more tokens than the bytes sent show.
+      const usage = next.json.usage as { input_tokens: number };
+      expect(usage.input_tokens).toBeGreaterThan(
+        ((first.json.usage as typeof usage).input_tokens * 3) / 2,
+      );
+      previous = next.json.id as string;
+      await learned(BPT, previous);
+      await waitFor(async () => (await outstanding(BPT)) === 0, 5000, "the follow-up's report");
+    }
+    expect(await learnedRatio()).toEqual(before);
   });
 });
 
