@@ -16,6 +16,7 @@ import { ApiError } from "../../errors/api-error.ts";
 import { pdRole } from "../../pd/test-pools.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import {
+  admin,
   call,
   engineBatch,
   objectState,
@@ -35,6 +36,8 @@ const DRAIN = "resp-drain";
 const PD = "resp-pd";
 const EDGE = "resp-edge";
 const BPT = "resp-bpt";
+const COUNT = "resp-count";
+const COUNT_EDGE = "resp-count-edge";
 const origins = (tag: string, n = 3) =>
   Array.from({ length: n }, (_, i) => origin(`resp-${tag}-${i + 1}`));
 
@@ -46,6 +49,11 @@ const settings = (gone = origins("g")) => ({
     [GONE]: pool(gone, { policy: { type: "round-robin" } }),
     [DRAIN]: pool(origins("d"), { policy: { type: "round-robin" } }),
     [BPT]: pool(origins("b", 1)),
+    [COUNT]: pool(origins("c", 2)),
+    [COUNT_EDGE]: pool(origins("ce", 2), {
+      coordination: "edge",
+      edge: { flushMs: 10, warmMs: 0 },
+    }),
     [PD]: pool([
       origin("resp-pd-p", "pd-prefill", pdRole("vllm-nixl", "prefill")),
       origin("resp-pd-d", "pd-decode", pdRole("vllm-nixl", "decode")),
@@ -311,6 +319,29 @@ describe("GET and DELETE /v1/responses/{id}", () => {
       error: { type: "invalid_request_error", code: "response_not_found" },
     });
   });
+});
+
+describe("/admin/state", () => {
+  // Issue 22 mends, item 4: the pool's stored-response ids were nowhere to be seen.
+  it.each([COUNT, COUNT_EDGE])(
+    "%s: shows how many stored-response ids the pool holds",
+    async (model) => {
+      const count = async () =>
+        ((await (await admin(`/admin/state?model=${model}`)).json()) as { storedResponses: number })
+          .storedResponses;
+      expect(await count()).toBe(0);
+      const ids: string[] = [];
+      for (const input of ["one", "two"]) {
+        const stored = await turn({ model, input });
+        ids.push(stored.json.id as string);
+        await learned(model, stored.json.id as string);
+      }
+      expect((await turn({ model, input: "not stored", store: false })).status).toBe(200);
+      expect(await count()).toBe(2);
+      expect((await call(`/v1/responses/${ids[0]}`, { method: "DELETE" })).status).toBe(200);
+      await waitFor(async () => (await count()) === 1, 5000, "the deleted id to be forgotten");
+    },
+  );
 });
 
 describe("edge pools", () => {
