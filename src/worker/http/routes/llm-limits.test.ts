@@ -2,7 +2,7 @@
  * What `/v1/messages` and `/v1/responses` take from the one LLM pipeline beside chat's routing
  * (issue 22 mends, item 3): a key's prompt-token budget, spent from each API's canonical prompt
  * and refused in that API's own error shape, and admission holding a batch request behind an
- * interactive one. The file's KV is its own: the keys made here close only their pools.
+ * interactive one; and `GET /v1/responses/{id}` counted against the key's request rate. The file's KV is its own: the keys made here close only their pools.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
@@ -24,6 +24,7 @@ import {
 const MSG_BUDGET = "ll-msg-budget";
 const RESP_BUDGET = "ll-resp-budget";
 const HELD = "ll-held";
+const RESP_RPM = "ll-resp-rpm";
 /** The prompt tokens a minute each budget key may spend. */
 const PER_MINUTE = 1000;
 
@@ -32,6 +33,7 @@ beforeAll(async () => {
     pools: {
       [MSG_BUDGET]: pool([origin("ll-m")], { access: "keys" }),
       [RESP_BUDGET]: pool([origin("ll-r")], { access: "keys" }),
+      [RESP_RPM]: pool([origin("ll-rpm")], { access: "keys" }),
       // One origin that prefills 1 token/s: once it has a request in flight, everything waits.
       [HELD]: pool([origin("ll-h", "hold")], {
         prefillTokensPerSecond: 1,
@@ -41,14 +43,13 @@ beforeAll(async () => {
   });
 });
 
-async function budgetKey(model: string): Promise<string> {
+async function budgetKey(
+  model: string,
+  limits: Record<string, number> = { promptTokensPerMinute: PER_MINUTE },
+): Promise<string> {
   const res = await admin("/admin/keys", {
     method: "POST",
-    body: JSON.stringify({
-      name: `${model} agent`,
-      models: [model],
-      limits: { promptTokensPerMinute: PER_MINUTE },
-    }),
+    body: JSON.stringify({ name: `${model} agent`, models: [model], limits }),
   });
   expect(res.status).toBe(201);
   return ((await res.json()) as { key: string }).key;
@@ -140,5 +141,26 @@ describe("admission", () => {
     await releaseHeld("ll-h");
     await Promise.all([holding.then((r) => r.text()), batch, interactive]);
     expect(order).toEqual(["interactive 200", "batch 200"]);
+  });
+});
+
+describe("a key's request rate", () => {
+  // Issue 22 mends, item 5: GET and DELETE /v1/responses/{id} were never counted.
+  it("GET /v1/responses/{id} counts against it: a 429 rate_limit_exceeded within the tier", async () => {
+    const key = await budgetKey(RESP_RPM, { requestsPerMinute: 5 });
+    const headers = { authorization: `Bearer ${key}` };
+    // Windows are whole minutes: if one ends mid-test, the 429 comes within 11 requests anyway.
+    const statuses: number[] = [];
+    for (let i = 0; i < 11 && !statuses.includes(429); i++) {
+      const res = await call("/v1/responses/resp_nobody", { headers });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(await res.json()).toMatchObject({
+          error: { type: "requests", code: "rate_limit_exceeded" },
+        });
+      } else await res.text();
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect(statuses.filter((s) => s === 404).length).toBeGreaterThanOrEqual(5);
   });
 });
