@@ -113,6 +113,36 @@ describe("probe verdict", () => {
     expect(v.backlog.growing).toBe(true);
   });
 
+  it("a fleet whose requests wait longer than half the half does not keep up, however flat the wait (synthetic-8's keep-up ceiling above the oracle's)", () => {
+    // Far past capacity on a short window: every arrival of the 50 s half waits about 30 s
+    // behind a standing queue, the wait falling slightly as the window's rate eases.
+    const objective = parseObjective("p90:600000");
+    const v = verdictOf(
+      result(
+        () => 300,
+        250,
+        40_000,
+        undefined,
+        (t) => 30_000 - 20 * (t - 50),
+      ),
+      objective,
+    );
+    expect(v.ttftTrend.rise).toBeLessThan(0);
+    expect(v).toMatchObject({ keepsUp: false, pass: false });
+    // The same flat trend at a wait of 20 s (under half of the 50 s half) is judged by its rise.
+    const shorter = verdictOf(
+      result(
+        () => 300,
+        250,
+        40_000,
+        undefined,
+        (t) => 20_000 - 20 * (t - 50),
+      ),
+      objective,
+    );
+    expect(shorter.keepsUp).toBe(true);
+  });
+
   it("counts only the wait's rise beyond two standard errors of the fit: bursts pass, a steady climb does not", () => {
     const objective = parseObjective("p90:2000");
     // Mean TTFT by arrival rising 1,800 ms (over 3% of the 50 s half) under swings of
