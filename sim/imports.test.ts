@@ -10,10 +10,14 @@
  *
  * Under `src/`, `sim/` and `tools/`, every folder (each directory, so `http/routes` and
  * `http/middleware` are two) must also sit in one order: no folder imports from a folder that
- * imports it back, directly or through others. A cycle means two folders own one idea between them; the test
- * names each folder of the cycle and the files that make its edges. Tests are left out (a test
- * may import whatever it exercises, and test support imports what it supports); production code
- * may not import a test file, so a test cannot close a cycle that production code runs.
+ * imports it back, directly or through others. A cycle means two folders own one idea between
+ * them; the test names each folder of the cycle and the files that make its edges. Tests are
+ * left out (a test may import whatever it exercises, and test support imports what it
+ * supports); production code may not import a test file, so a test cannot close a cycle that
+ * production code runs.
+ *
+ * In the Worker, a few folders may not import others at all (`mayNotImport`): the two
+ * coordination modes never import each other, and the Durable Objects import neither.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -89,6 +93,41 @@ describe("folder imports", () => {
           .map(({ spec }) => `${relative(repo, f)} -> ${spec}`),
       );
     expect(offenders).toEqual([]);
+  });
+});
+
+/**
+ * Worker folders that must not import one another, tests included (docs/architecture.md, "Two
+ * request journeys"): the two coordination modes meet only at coordination/front.ts, sharing
+ * what both build through coordination/shared/; the Durable Objects sit below both modes and
+ * know neither. A folder here covers its subfolders.
+ */
+const mayNotImport: readonly (readonly [from: string, to: string])[] = [
+  ["src/worker/coordination/object", "src/worker/coordination/edge"],
+  ["src/worker/coordination/edge", "src/worker/coordination/object"],
+  ["src/worker/objects", "src/worker/coordination"],
+];
+
+const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
+
+describe("the coordination seam", () => {
+  const files = sources(join(repo, "src/worker"));
+
+  it.each(mayNotImport)("%s never imports from %s", (from, to) => {
+    const offenders = files
+      .filter((f) => within(relative(repo, f), from))
+      .flatMap((f) =>
+        relativeImports(readFileSync(f, "utf8"))
+          .filter((spec) => within(relative(repo, resolve(dirname(f), spec)), to))
+          .map((spec) => `${relative(repo, f)} -> ${spec}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("finds both modes and the objects", () => {
+    for (const [from] of mayNotImport) {
+      expect(files.some((f) => within(relative(repo, f), from))).toBe(true);
+    }
   });
 });
 

@@ -17,7 +17,8 @@ import { Topology, type TopologyOptions } from "./topology.ts";
 export const COORDINATION_MODES = ["object", "edge"] as const;
 export type CoordinationMode = (typeof COORDINATION_MODES)[number];
 
-export interface Coordination {
+/** One mode as a replay runs it: the mode, the topology, users' stickiness, edge overrides. */
+export interface CoordinationSetup {
   mode: CoordinationMode;
   topology: TopologyOptions;
   stickiness: Stickiness;
@@ -52,7 +53,7 @@ const NO_BYTES = 2 ** 30;
 /** How a replay of `w` is routed under `c` (its users' isolates seeded by `seed`). */
 export function routingOf(
   w: Workload,
-  c: Coordination,
+  c: CoordinationSetup,
   seed: number,
 ): Pick<SimConfig, "front" | "pool" | "routeDelayMs"> {
   const topology = new Topology(c.topology);

@@ -22,14 +22,11 @@ import { EdgeCoordinator } from "../../src/core/edge/edge-coordinator.ts";
 import { EdgeReplica } from "../../src/core/edge/edge-replica.ts";
 import { EdgeRoot } from "../../src/core/edge/edge-root.ts";
 import type { SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
+import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
-import type {
-  RouteDecision,
-  RouteRequest,
-  RouterStats,
-} from "../../src/core/router/router-types.ts";
-import type { FrontEnv, FrontFactory, RoutingFront } from "../fleet/routing-front.ts";
+import type { RouteDecision, RouterStats } from "../../src/core/router/router-types.ts";
+import type { FrontEnv, FrontFactory, PoolFront } from "../fleet/routing-front.ts";
 import type { Topology } from "./topology.ts";
 import { wireSize } from "./wire-size.ts";
 
@@ -109,7 +106,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
   let counters: EdgeCounters | null = null;
   let replicas: EdgeReplica[] = [];
   let coordinators: EdgeCoordinator[] = [];
-  const front: FrontFactory = (env: FrontEnv): RoutingFront => {
+  const front: FrontFactory = (env: FrontEnv): PoolFront => {
     const c = new EdgeCounters(topology.groups, env.size);
     counters = c;
     const { pool, model } = env;
@@ -303,7 +300,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
           (replicas[isolateOf[i] as number] as EdgeReplica).router.firstToken(ticket, t);
         }
       },
-      deliver(id, events, t) {
+      ingest(id, events, t) {
         c.webhooks++;
         bump(c.rootCallsPerSecond, t);
         root.ingest(id, events, t);

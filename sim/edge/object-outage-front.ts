@@ -52,7 +52,7 @@ export function objectOutageFront(outage: Outage): FrontFactory {
         const ticket = tickets[i];
         if (ticket && !down(t)) (byFallback[i] ? fallback : router).firstToken(ticket, t);
       },
-      deliver(id, events, t) {
+      ingest(id, events, t) {
         if (!down(t)) router.ingest(id, events, t);
       },
       queued(t) {

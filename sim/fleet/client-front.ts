@@ -25,11 +25,8 @@ import {
   type Settled,
 } from "../../src/core/admission/admission.ts";
 import { createRng, type Rng } from "../../src/core/rng.ts";
-import type {
-  RouteClient,
-  RouteDecision,
-  RouteRequest,
-} from "../../src/core/router/router-types.ts";
+import type { RouteClient, RouteRequest } from "../../src/core/route-request.ts";
+import type { RouteDecision } from "../../src/core/router/router-types.ts";
 import type { AdmissionSettings } from "../../src/core/settings/admission-settings.ts";
 
 export interface ClientModel {

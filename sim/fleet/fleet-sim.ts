@@ -39,7 +39,8 @@
 import { BYTES_PER_TOKEN } from "../../src/core/chunk-hash.ts";
 import type { EngineEvent } from "../../src/core/engine-events.ts";
 import type { PolicySettings } from "../../src/core/policies/index.ts";
-import type { RouteDecision, RouteRequest } from "../../src/core/router/router-types.ts";
+import type { RouteRequest } from "../../src/core/route-request.ts";
+import type { RouteDecision } from "../../src/core/router/router-types.ts";
 import { parsePool } from "../../src/core/settings/parse-settings.ts";
 import type { PoolSettingsInput } from "../../src/core/settings/settings-schema.ts";
 import { Engine, type EngineRequest, engineRequest } from "../engine/engine.ts";
@@ -58,7 +59,7 @@ import { disaggregationRule, type PdFleet, pdRole } from "./pd-fleet.ts";
 import { PrefillCounters } from "./prefill-counters.ts";
 import { QueueProbe } from "./queue-probe.ts";
 import type { PolicyResult } from "./result-types.ts";
-import { type FrontFactory, syncFront } from "./routing-front.ts";
+import { type FrontFactory, objectFront } from "./routing-front.ts";
 import { summarise } from "./summarise.ts";
 import { Timeline } from "./timeline.ts";
 
@@ -163,7 +164,7 @@ export function simulate(
   const span = w.size > 0 ? (w.arrivalMs[w.size - 1] as number) : 0;
   const timeline = new Timeline(origins, Math.max(SAMPLE_MS, span / 100));
   const probe = new QueueProbe();
-  const front = (config.front ?? syncFront)({
+  const front = (config.front ?? objectFront)({
     pool,
     model: w.model,
     seed: config.seed,
@@ -187,7 +188,7 @@ export function simulate(
 
   ids.forEach((id, i) => {
     const kvCapacityTokens = engineProfile(i).kvCapacityTokens;
-    front.deliver(id, [{ type: "capacity", kvCapacityTokens }], 0);
+    front.ingest(id, [{ type: "capacity", kvCapacityTokens }], 0);
   });
   if (w.size > 0) queue.push(SAMPLE_MS, SAMPLE, -1);
   if (w.size > 0 && info.loadReports) queue.push(info.loadReports.intervalMs, REPORT, -1);
@@ -412,7 +413,7 @@ export function simulate(
         transferred(event.payload as number, event.origin, event.t);
         break;
       case DELIVERY:
-        front.deliver(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
+        front.ingest(ids[event.origin] as string, event.payload as EngineEvent[], event.t);
         clients?.reported();
         break;
       case FRONT:

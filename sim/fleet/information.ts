@@ -4,7 +4,8 @@
  * baseline gets what its upstream router reads; `cost` and the other policies of this router
  * get only what this router has deployed: its own index and accounting, signed webhooks from
  * the reporter (every `--report-interval`, `--report-delay` late) and prefill speed from
- * settings (the profile's nominal speed x `--prefill-calibration`).
+ * settings (the profile's nominal speed x `--prefill-calibration`). Which is which each policy
+ * declared when it registered (src/core/policies/traits.ts): this module asks its traits.
  *
  * - load reports: engine running / waiting / KV usage, every `intervalMs`, `delayMs` late.
  * - prefill rates: with this router's load reports, the engine's own prefill counters (prompt
@@ -19,7 +20,8 @@
  * - first token: the router sees each request's first token (Dynamo's frontend streams the
  *   tokens, so it knows when a prefill ends); this router learns only of a request's end.
  */
-import type { PolicyType } from "../../src/core/policies/index.ts";
+import { POLICY_TYPES, type PolicyType, policyTraits } from "../../src/core/policies/index.ts";
+import type { PolicyTraits } from "../../src/core/policies/traits.ts";
 import type { IndexFeed } from "../../src/core/router/index-feed.ts";
 
 export interface Information {
@@ -50,44 +52,40 @@ export const SCRAPE_INTERVAL_MS = 50;
 export const POLL_INTERVAL_MS = 5000;
 
 /** Policies whose decisions read the settings' prefill speed: the calibration sweep reruns them. */
-export const READS_PREFILL_SPEED: ReadonlySet<PolicyType> = new Set(["cost"]);
+export const READS_PREFILL_SPEED: ReadonlySet<PolicyType> = new Set(
+  POLICY_TYPES.filter((type) => policyTraits(type).prefillSpeed),
+);
 
+/** What `policy`'s router is told, from what the policy registered it reads (policies/traits.ts). */
 export function informationOf(policy: PolicyType, d: Deployment): Information {
-  const own = {
-    loadReports: { intervalMs: d.reportIntervalMs, delayMs: d.reportDelayMs },
-    prefillRates: true,
-    indexFeed: "router" as const,
+  const traits = policyTraits(policy);
+  return {
+    loadReports: loadReportsOf(traits.loadReports, d),
+    // A baseline's router reads its engines itself, or not at all: never their prefill counters.
+    prefillRates: traits.loadReports === "webhook",
+    indexFeed: traits.kvEvents ? "engine-events" : "router",
     kvEventDelayMs: d.engineDelayMs,
-    firstToken: false,
+    firstToken: traits.firstToken,
     prefillCalibration: d.prefillCalibration,
   };
-  const scraped = { intervalMs: SCRAPE_INTERVAL_MS, delayMs: d.engineDelayMs };
-  // A baseline's router reads its engines itself, or not at all: never their prefill counters.
-  const upstream = { ...own, prefillRates: false };
-  switch (policy) {
-    case "round-robin":
-    case "random":
-    case "least-outstanding":
-    case "hybrid":
-    case "cost":
-      return own;
-    case "power-of-two":
-      return {
-        ...upstream,
-        loadReports: { intervalMs: POLL_INTERVAL_MS, delayMs: d.engineDelayMs },
-      };
-    case "prefix-hash":
-    case "cache-aware":
-      return { ...upstream, loadReports: null };
-    case "llm-d":
-      return { ...upstream, loadReports: scraped };
-    case "llm-d-precise":
-      return { ...upstream, loadReports: scraped, indexFeed: "engine-events" };
-    case "dynamo":
-      return { ...upstream, loadReports: null, indexFeed: "engine-events", firstToken: true };
+}
+
+function loadReportsOf(
+  source: PolicyTraits["loadReports"],
+  d: Deployment,
+): Information["loadReports"] {
+  switch (source) {
+    case "webhook":
+      return { intervalMs: d.reportIntervalMs, delayMs: d.reportDelayMs };
+    case "scrape":
+      return { intervalMs: SCRAPE_INTERVAL_MS, delayMs: d.engineDelayMs };
+    case "poll":
+      return { intervalMs: POLL_INTERVAL_MS, delayMs: d.engineDelayMs };
+    case "none":
+      return null;
     default: {
-      const unknown: never = policy;
-      throw new Error(`no information model for ${unknown}`);
+      const unknown: never = source;
+      throw new Error(`no load reports from ${unknown}`);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/core/engine-events.ts";
 import { MIN_PREFILL_SECONDS, PrefillCounters } from "./prefill-counters.ts";
-import { syncFront } from "./routing-front.ts";
+import { objectFront } from "./routing-front.ts";
 import { runPolicy, simProfiles, workloadOf } from "./runner.ts";
 import { conversationSpec } from "./test-spec.ts";
 
@@ -35,14 +35,14 @@ describe("fleet simulation: the engines' prefill rates", () => {
   /** The prefill-rate events each origin's router was delivered in a replay of `policy`. */
   function rates(policy: "cost" | "dynamo" | "llm-d"): Map<string, EngineEvent[]> {
     const seen = new Map<string, EngineEvent[]>();
-    const front: typeof syncFront = (env) => {
-      const inner = syncFront(env);
+    const front: typeof objectFront = (env) => {
+      const inner = objectFront(env);
       const wrapped = Object.create(inner);
-      wrapped.deliver = (id: string, events: readonly EngineEvent[], t: number) => {
+      wrapped.ingest = (id: string, events: readonly EngineEvent[], t: number) => {
         for (const e of events) {
           if (e.type === "prefill-rate") seen.set(id, [...(seen.get(id) ?? []), e]);
         }
-        inner.deliver(id, events, t);
+        inner.ingest(id, events, t);
       };
       return wrapped;
     };

@@ -1,19 +1,18 @@
 /**
  * Who routes a replay's requests (fleet-sim.ts): the seam between the simulated fleet and the
  * router under test. The default front is the pool's one router, as the Durable Object holds it,
- * with the Worker's fallback for what it cannot place (`syncFront`); edge coordination's front
+ * with the Worker's fallback for what it cannot place (`objectFront`); edge coordination's front
  * is many isolates' replicas syncing with coordinators (../edge/edge-front.ts). A front
  * may schedule events of its own (syncs, outages) on the replay's clock.
+ *
+ * The Worker has the same seam (src/worker/coordination/front.ts): a `PoolFront` per pool,
+ * `objectFront` or `edgeFront`, whose `route` decides and `ingest` takes an engine's events.
  */
 import type { EngineEvent } from "../../src/core/engine-events.ts";
+import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
-import type {
-  Outcome,
-  RouteDecision,
-  RouteRequest,
-  RouterStats,
-} from "../../src/core/router/router-types.ts";
+import type { Outcome, RouteDecision, RouterStats } from "../../src/core/router/router-types.ts";
 import type { PoolSettings } from "../../src/core/settings/settings-schema.ts";
 
 export interface FrontEnv {
@@ -31,7 +30,7 @@ export interface FrontEnv {
   place(i: number, decision: RouteDecision, t: number): void;
 }
 
-export interface RoutingFront {
+export interface PoolFront {
   /**
    * Route request `i`; the decision always names an origin (a front falls back itself). Null:
    * not yet (an edge isolate waiting for a sync, as the Worker's does); the front calls
@@ -43,7 +42,7 @@ export interface RoutingFront {
   /** Request `i`'s first token came back (policies whose real router streams the tokens). */
   firstToken(i: number, t: number): void;
   /** Engine events for origin `id` reached the router (webhooks, KV events). */
-  deliver(id: string, events: readonly EngineEvent[], t: number): void;
+  ingest(id: string, events: readonly EngineEvent[], t: number): void;
   /**
    * The pool's best origin's wait before a prefill starts (admission's gate, client-front.ts);
    * only the pool's one router has one to give the simulator's single admission.
@@ -57,10 +56,10 @@ export interface RoutingFront {
   stats(t: number): RouterStats;
 }
 
-export type FrontFactory = (env: FrontEnv) => RoutingFront;
+export type FrontFactory = (env: FrontEnv) => PoolFront;
 
 /** The pool's one router (the Durable Object's) and the Worker's fallback for what it cannot place. */
-export const syncFront: FrontFactory = (env) => {
+export const objectFront: FrontFactory = (env) => {
   const router = new CoreRouter(env.pool, { model: env.model, seed: env.seed });
   const fallback = new CoreRouter(fallbackPool(env.pool), { model: env.model, seed: env.seed });
   /** Which router issued each request's ticket, and the ticket. */
@@ -88,7 +87,7 @@ export const syncFront: FrontFactory = (env) => {
       const ticket = tickets[i];
       if (ticket) (routedBy[i] as CoreRouter).firstToken(ticket, t);
     },
-    deliver(id, events, t) {
+    ingest(id, events, t) {
       router.ingest(id, events, t);
     },
     waitMs(t, meanWork) {

@@ -2,17 +2,21 @@ import { describe, expect, it } from "vitest";
 import { generateTrace } from "./generators.ts";
 
 describe("synthetic generators", () => {
-  it.each(["rag", "sessions", "no-sharing"])("%s is seeded, ordered and well formed", (name) => {
-    const a = generateTrace(name, 300, 7);
-    expect(generateTrace(name, 300, 7)).toEqual(a);
-    expect(generateTrace(name, 300, 8)).not.toEqual(a);
-    expect(a.records).toHaveLength(300);
-    for (let i = 0; i < a.records.length; i++) {
-      const r = a.records[i];
-      expect(r?.blockIds.length).toBe(Math.ceil((r?.inputTokens ?? 0) / a.blockTokens));
-      if (i > 0) expect(r?.timestampMs).toBeGreaterThanOrEqual(a.records[i - 1]?.timestampMs ?? 0);
-    }
-  });
+  it.each(["rag", "sessions", "no-sharing", "agentic"])(
+    "%s is seeded, ordered and well formed",
+    (name) => {
+      const a = generateTrace(name, 300, 7);
+      expect(generateTrace(name, 300, 7)).toEqual(a);
+      expect(generateTrace(name, 300, 8)).not.toEqual(a);
+      expect(a.records).toHaveLength(300);
+      for (let i = 0; i < a.records.length; i++) {
+        const r = a.records[i];
+        expect(r?.blockIds.length).toBe(Math.ceil((r?.inputTokens ?? 0) / a.blockTokens));
+        if (i > 0)
+          expect(r?.timestampMs).toBeGreaterThanOrEqual(a.records[i - 1]?.timestampMs ?? 0);
+      }
+    },
+  );
 
   it("rag: every prompt starts with the same 2,048-token system prompt", () => {
     const { records } = generateTrace("rag", 200, 1);
@@ -46,6 +50,6 @@ describe("synthetic generators", () => {
   });
 
   it("rejects an unknown generator", () => {
-    expect(() => generateTrace("nope", 1, 1)).toThrow(/known: rag, sessions, no-sharing/);
+    expect(() => generateTrace("nope", 1, 1)).toThrow(/known: rag, sessions, no-sharing, agentic/);
   });
 });

@@ -11,26 +11,26 @@
  *   pause (mean 20 s) apart; each turn's prompt is the whole conversation so far.
  * - no-sharing: independent prompts with the Azure conversation trace's length shape (median
  *   1,020 prompt and 129 output tokens); no two requests share a block.
+ * - agentic: coding-agent sessions, 20-60 calls each over a long shared system prompt and tool
+ *   list, each resending the history plus a tool call and its result (generators-agentic.ts).
+ *
+ * Blocks, ids and session interleaving shared with generators-agentic.ts: generators-blocks.ts.
  */
 import { createRng } from "../../src/core/rng.ts";
 import { exponential, logNormal, zipf } from "./distributions.ts";
+import { agentic } from "./generators-agentic.ts";
+import {
+  B,
+  blocksFor,
+  type Conversation,
+  extend,
+  idAllocator,
+  interleave,
+  RATE_PER_SECOND,
+} from "./generators-blocks.ts";
 import type { Trace, TraceRecord } from "./trace.ts";
 
-/** Tokens per block id: one router chunk, so sharing is exact at the router's granularity. */
-const B = 64;
-const RATE_PER_SECOND = 4;
-
 type Generator = (count: number, seed: number) => TraceRecord[];
-
-/** Hands out fresh block ids; `run(n)` returns n consecutive new ids. */
-function idAllocator() {
-  let next = 0;
-  return (n: number) => Array.from({ length: n }, () => next++);
-}
-
-function blocksFor(tokens: number): number {
-  return Math.ceil(tokens / B);
-}
 
 function rag(count: number, seed: number): TraceRecord[] {
   const rng = createRng(seed);
@@ -54,52 +54,35 @@ function rag(count: number, seed: number): TraceRecord[] {
   return records;
 }
 
-interface Session {
-  next: number;
-  turnsLeft: number;
-  tokens: number;
-  blockIds: number[];
-}
-
-/** Append `added` tokens: full blocks carry over, the partial tail and the new tokens get new ids. */
-function extend(s: Session, added: number, ids: (n: number) => number[]): void {
-  const keep = Math.floor(s.tokens / B);
-  s.tokens += added;
-  s.blockIds = [...s.blockIds.slice(0, keep), ...ids(blocksFor(s.tokens) - keep)];
-}
-
 function sessions(count: number, seed: number): TraceRecord[] {
   const rng = createRng(seed);
   const ids = idAllocator();
   const systems = Array.from({ length: 20 }, () => ids(1024 / B));
   const pickSystem = zipf(systems.length, 1.0);
   const meanTurns = 6;
-  const records: TraceRecord[] = [];
-  const open: Session[] = [];
-  let nextOpen = 0;
-  while (records.length < count) {
-    const s = open.reduce<Session | null>((a, b) => (a && a.next <= b.next ? a : b), null);
-    if (!s || nextOpen < s.next) {
+  return interleave<Conversation & { turnsLeft: number }>(
+    count,
+    (at) => {
       const system = systems[pickSystem(rng)] as number[];
       // Geometric number of turns with mean `meanTurns`, at least one.
       const turns = 1 + Math.floor(Math.log(1 - rng.next()) / Math.log(1 - 1 / meanTurns));
-      open.push({ next: nextOpen, turnsLeft: turns, tokens: 1024, blockIds: system });
+      const session = { next: at, turnsLeft: turns, tokens: 1024, blockIds: system };
       // Sessions open at a rate that yields about RATE_PER_SECOND turns per second.
-      nextOpen += exponential(rng, (1000 * meanTurns) / RATE_PER_SECOND);
-      continue;
-    }
-    extend(s, logNormal(rng, 150, 0.8, 8), ids);
-    records.push({
-      timestampMs: s.next,
-      inputTokens: s.tokens,
-      outputTokens: logNormal(rng, 250, 0.7),
-      blockIds: s.blockIds,
-    });
-    extend(s, (records.at(-1) as TraceRecord).outputTokens, ids);
-    s.next += exponential(rng, 20_000);
-    if (--s.turnsLeft === 0) open.splice(open.indexOf(s), 1);
-  }
-  return records;
+      return { session, gapMs: exponential(rng, (1000 * meanTurns) / RATE_PER_SECOND) };
+    },
+    (s) => {
+      extend(s, logNormal(rng, 150, 0.8, 8), ids);
+      const record = {
+        timestampMs: s.next,
+        inputTokens: s.tokens,
+        outputTokens: logNormal(rng, 250, 0.7),
+        blockIds: s.blockIds,
+      };
+      extend(s, record.outputTokens, ids);
+      s.next += exponential(rng, 20_000);
+      return { record, ended: --s.turnsLeft === 0 };
+    },
+  );
 }
 
 function noSharing(count: number, seed: number): TraceRecord[] {
@@ -124,6 +107,7 @@ export const GENERATORS: Readonly<Record<string, Generator>> = {
   rag,
   sessions,
   "no-sharing": noSharing,
+  agentic,
 };
 
 export function generateTrace(name: string, count: number, seed: number): Trace {

@@ -21,7 +21,7 @@
  * today only the simulator's engines send them (docs/architecture.md, "Index feed").
  *
  * A batch carries its own `id` and the time it was made (`at`) inside the signed body, so the
- * pool can tell a replay or a late copy from a new report (`router/batch-ledger.ts`).
+ * pool can tell a replay or a late copy from a new report (`batch-ledger.ts`).
  */
 import { z } from "zod";
 
@@ -94,4 +94,6 @@ export type EngineEvent = z.infer<typeof engineEvent>;
 export type EngineEventBatch = z.infer<typeof engineEventBatch>;
 export type Health = Extract<EngineEvent, { type: "health" }>["status"];
 export type PrefillRate = Omit<Extract<EngineEvent, { type: "prefill-rate" }>, "type">;
+/** An engine's load report (running, waiting, KV usage): the shape every copy of one extends. */
+export type LoadReport = Omit<Extract<EngineEvent, { type: "load" }>, "type">;
 export type KvEvent = Extract<EngineEvent, { type: "kv-stored" | "kv-removed" }>;

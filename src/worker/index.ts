@@ -4,8 +4,8 @@
  */
 import { app } from "./http/app.ts";
 
-export { CoordinatorObject } from "./coordinator-object/coordinator-object.ts";
-export { RootObject } from "./coordinator-object/root-object.ts";
-export { RouterObject } from "./pool-object/router-object.ts";
+export { CoordinatorObject } from "./objects/coordinator-object.ts";
+export { RootObject } from "./objects/root-object.ts";
+export { RouterObject } from "./objects/router-object.ts";
 
 export default { fetch: app.fetch } satisfies ExportedHandler<Env>;

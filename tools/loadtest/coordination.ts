@@ -6,13 +6,14 @@
  */
 import type { PoolSettingsInput } from "../../src/core/settings/settings-schema.ts";
 
-export interface Coordination {
+/** One mode as the load test runs it: what it is, and its pool over the test's origin. */
+export interface LoadtestPool {
   describe: string;
   /** The pool's settings over one origin at `originUrl`, open to the load's keyless clients. */
   pool(originUrl: string): PoolSettingsInput;
 }
 
-export const COORDINATIONS: Record<string, Coordination> = {
+export const COORDINATIONS: Record<string, LoadtestPool> = {
   object: {
     describe: "one Durable Object per pool decides every request (two calls per request)",
     pool: (originUrl) => ({ origins: [{ id: "fast", url: originUrl }], access: "open" }),

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { BatchLedger } from "../../src/core/router/batch-ledger.ts";
+import { BatchLedger } from "../../src/core/batch-ledger.ts";
 import { Delivery } from "./deliver.ts";
 
 interface Received {

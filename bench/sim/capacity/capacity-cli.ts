@@ -4,7 +4,7 @@
  */
 
 import {
-  type Coordination,
+  type CoordinationSetup,
   EDGE_STICKINESS,
   EDGE_TOPOLOGY,
 } from "../../../sim/edge/coordination.ts";
@@ -32,7 +32,7 @@ function objectiveOf(text: string) {
 }
 
 /** `--coordination`'s modes over bench:edge's default topology and the pool's sync settings. */
-function coordinationOf(options: CliOptions): Coordination[] {
+function coordinationOf(options: CliOptions): CoordinationSetup[] {
   return options.coordination.map((mode) => ({
     mode,
     topology: { ...EDGE_TOPOLOGY },

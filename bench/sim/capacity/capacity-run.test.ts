@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Coordination } from "../../../sim/edge/coordination.ts";
+import type { CoordinationSetup } from "../../../sim/edge/coordination.ts";
 import { conversationSpec } from "../../../sim/fleet/test-spec.ts";
 import type { PolicyType } from "../../../src/core/policies/index.ts";
 import { type CapacityResult, FIRST_LOAD, runCapacity } from "./capacity-run.ts";
@@ -11,7 +11,7 @@ const TINY = conversationSpec({ limit: 300, origins: 2 });
 function capacity(
   origins: number,
   seeds = [1],
-  coordination: Coordination[] = [],
+  coordination: CoordinationSetup[] = [],
   policies: PolicyType[] = ["round-robin", "cost"],
   keepUpCeiling = false,
 ): Promise<CapacityResult> {
@@ -31,7 +31,7 @@ function capacity(
 }
 
 /** One isolate in one colo, no network time, syncing as often as settings allow. */
-function zeroLag(mode: Coordination["mode"]): Coordination {
+function zeroLag(mode: CoordinationSetup["mode"]): CoordinationSetup {
   return {
     mode,
     topology: { isolates: 1, colos: 1, coordinators: 1, rttNearMs: 0, rttFarMs: 0 },

@@ -15,7 +15,7 @@
  * (same seed, same arrivals) gives the paired ratio with its 95% CI over seeds.
  */
 
-import type { Coordination, CoordinationMode } from "../../../sim/edge/coordination.ts";
+import type { CoordinationMode, CoordinationSetup } from "../../../sim/edge/coordination.ts";
 import { fleetChunks, formatFleet } from "../../../sim/fleet/gpu-fleet.ts";
 import { READS_PREFILL_SPEED } from "../../../sim/fleet/information.ts";
 import { choiceOf, type PolicyChoice } from "../../../sim/fleet/policy-choice.ts";
@@ -49,7 +49,7 @@ export interface CapacitySpec {
   resolution: number;
   maxProbes: number;
   /** Search each policy once per mode (empty: the pool's one router, no network time). */
-  coordination: readonly Coordination[];
+  coordination: readonly CoordinationSetup[];
 }
 
 export interface SeedSearch {
@@ -130,7 +130,7 @@ export interface CapacityResult {
 export interface EdgeCapacityRatio {
   policy: string;
   /** The edge topology and sync settings the edge mode ran with. */
-  edge: Omit<Coordination, "mode">;
+  edge: Omit<CoordinationSetup, "mode">;
   seeds: { seed: number; objectRps: number; edgeRps: number; ratio: number | null }[];
   /** Over seeds whose object capacity is positive. */
   ratio: RatioStats;
@@ -172,7 +172,7 @@ function atCapacityOf(searches: readonly SeedSearch[], fleetOracle: Map<number, 
 interface Variant {
   choice: PolicyChoice;
   prefillCalibration: number;
-  coordination: Coordination | undefined;
+  coordination: CoordinationSetup | undefined;
   objective: Objective;
 }
 

@@ -6,7 +6,7 @@
  * three names for one knob.
  */
 
-import { type Coordination, routingOf } from "../../../sim/edge/coordination.ts";
+import { type CoordinationSetup, routingOf } from "../../../sim/edge/coordination.ts";
 import type { PolicyResult } from "../../../sim/fleet/result-types.ts";
 import { type BenchSpec, runPolicy } from "../../../sim/fleet/runner.ts";
 import { round } from "../../../sim/report/stats.ts";
@@ -27,7 +27,7 @@ export interface ProbeTask {
   objective: Objective;
   /** Routed as this coordination mode runs it (sim/edge/coordination.ts); absent: the pool's one
    * router with no network time, as `npm run bench` replays. */
-  coordination?: Coordination | undefined;
+  coordination?: CoordinationSetup | undefined;
 }
 
 export interface ProbeRecord {

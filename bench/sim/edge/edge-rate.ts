@@ -98,11 +98,11 @@ export function runRate(spec: EdgeSpec, rate: RateSpec, w: Workload, seed: numbe
     place: (i, d, t) => place(i, d, t),
   });
   const capacity: EngineEvent[] = [{ type: "capacity", kvCapacityTokens: KV_TOKENS }];
-  for (const id of ids) front.deliver(id, capacity, 0);
+  for (const id of ids) front.ingest(id, capacity, 0);
   const report = (t: number) => {
     ids.forEach((id, o) => {
       const running = outstanding[o] as number;
-      front.deliver(id, [{ type: "load", running, waiting: 0, kvUsage: 0.5 }], t);
+      front.ingest(id, [{ type: "load", running, waiting: 0, kvUsage: 0.5 }], t);
     });
     if (t + 1000 < spanMs) queue.push(t + 1000, 0, -1, 0, report);
   };

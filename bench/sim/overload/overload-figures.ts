@@ -17,7 +17,7 @@
 import type { FrontRecord } from "../../../sim/fleet/client-front.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
 import type { Workload } from "../../../sim/workload/workload.ts";
-import type { Priority } from "../../../src/core/router/router-types.ts";
+import type { Priority } from "../../../src/core/route-request.ts";
 import type { Tenant } from "./tenants.ts";
 
 export interface Ttft {

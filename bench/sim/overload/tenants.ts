@@ -10,7 +10,7 @@
 
 import type { Workload } from "../../../sim/workload/workload.ts";
 import { chainHash } from "../../../src/core/chunk-hash.ts";
-import type { Priority, RouteClient } from "../../../src/core/router/router-types.ts";
+import type { Priority, RouteClient } from "../../../src/core/route-request.ts";
 
 export interface Tenant {
   readonly key: string;

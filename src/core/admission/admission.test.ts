@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chainHash } from "../chunk-hash.ts";
+import type { Priority, RouteRequest } from "../route-request.ts";
 import { CoreRouter } from "../router/core-router.ts";
-import type { Priority, RouteRequest } from "../router/router-types.ts";
 import type { AdmissionSettings } from "../settings/admission-settings.ts";
 import { parsePool } from "../settings/parse-settings.ts";
 import { Admission, type Settled } from "./admission.ts";

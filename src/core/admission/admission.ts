@@ -21,7 +21,9 @@
  *
  * Without settings (the pool's `admission` absent) every request is routed at once.
  */
-import type { Priority, RouteDecision, RouteRequest } from "../router/router-types.ts";
+
+import type { Priority, RouteRequest } from "../route-request.ts";
+import type { RouteDecision } from "../router/router-types.ts";
 import type { AdmissionSettings } from "../settings/admission-settings.ts";
 import { AdmissionRate } from "./admission-rate.ts";
 import { FairQueue, type Waiting } from "./fair-queue.ts";

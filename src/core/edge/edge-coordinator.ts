@@ -11,7 +11,8 @@
  *    (`CoreRouter.record`; a path whose parent this index lacks is leased, not claimed, and
  *    counted `unanchored`), then logged for the others as a claim after the deepest chunk any
  *    origin held before it; a reroute, an end before the first byte and a cancel log a drop of
- *    what the claim added. An end carries the engine's cached tokens, which teach capacity.
+ *    what the claim added, as the router's live ticket holds it (`seams.claimOf`: no ticket
+ *    map beside the router's). An end carries the engine's cached tokens, which teach capacity.
  * 2. The answer: the records after the replica's version, its own included (delta-log.ts), or a
  *    bootstrap when it has no view, holds one from another epoch (this coordinator restarted:
  *    versions restarted with it, so an old version would name other records) or is behind the
@@ -27,6 +28,7 @@
 import type { EngineEvent, Health } from "../engine-events.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { CoreRouter } from "../router/core-router.ts";
+import type { LiveClaim } from "../router/edge-hooks.ts";
 import type { Outcome, RouterStats } from "../router/router-types.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { addRates, DecayedRate } from "./decayed-rate.ts";
@@ -73,14 +75,6 @@ export interface CoordinatorCounters {
   unanchored: number;
 }
 
-interface LiveClaim {
-  readonly origin: string;
-  readonly hashes: readonly number[];
-  /** Chunks the origin held before the claim. */
-  readonly held: number;
-  readonly at: number;
-}
-
 /** What this coordinator last applied of the root's engine state, per origin. */
 interface EngineSeen {
   seq: number;
@@ -100,7 +94,6 @@ export class EdgeCoordinator {
   #log: DeltaLog;
   /** Per isolate, the id of its last applied batch. */
   readonly #ledger = new Map<string, number>();
-  readonly #live = new Map<string, LiveClaim>();
   readonly #rate = new DecayedRate();
   #others = new Map<string, LoadShare>();
   #othersRate: PoolRate = NO_RATE;
@@ -197,9 +190,6 @@ export class EdgeCoordinator {
 
   /** This group's share of each origin's load and its decision rate, for the root. */
   rootReport(now: number): RootReport {
-    for (const [ticket, l] of this.#live) {
-      if (now - l.at > this.#pool.leaseMs) this.#live.delete(ticket);
-    }
     return {
       coordinator: this.id,
       loads: this.#router.loads(now).map(({ id, load }) => ({
@@ -269,13 +259,12 @@ export class EdgeCoordinator {
   #apply(r: UpRecord, now: number): void {
     switch (r.t) {
       case "route": {
-        const claim = this.#router.record(r.ticket, r, now);
+        const claim = this.#router.seams.record(r.ticket, r, now);
         if (!claim) return;
         const { hashes, heldChunks, deepestChunks } = claim;
         if (hashes.length === 0 && (r.parent !== null || r.run.length > 0)) {
           this.counters.unanchored++;
         }
-        this.#live.set(r.ticket, { origin: r.origin, hashes, held: heldChunks, at: now });
         this.#claimDown(r.origin, hashes, deepestChunks);
         const tokensPerChunk = this.#router.tokensPerChunk;
         const matched = Math.min(r.promptTokens, heldChunks * tokensPerChunk);
@@ -285,21 +274,18 @@ export class EdgeCoordinator {
         return;
       }
       case "reroute": {
-        const live = this.#live.get(r.ticket);
+        const live = this.#router.seams.claimOf(r.ticket);
         const matched = this.#router.reroute(r.ticket, r.failure, r.next, now);
         if (matched === null || !live) return;
         this.#dropDown(live);
-        const held = Math.floor(matched / this.#router.tokensPerChunk);
-        this.#live.set(r.ticket, { origin: r.next, hashes: live.hashes, held, at: live.at });
-        this.#claimDown(r.next, live.hashes, held);
+        this.#claimDown(r.next, live.hashes, Math.floor(matched / this.#router.tokensPerChunk));
         return;
       }
       case "end":
         this.#end(r.ticket, r.outcome, now);
         return;
       case "cancel": {
-        const live = this.#live.get(r.ticket);
-        this.#live.delete(r.ticket);
+        const live = this.#router.seams.claimOf(r.ticket);
         if (this.#router.cancel(r.ticket, now) && live) this.#dropDown(live);
         return;
       }
@@ -311,24 +297,25 @@ export class EdgeCoordinator {
   }
 
   #end(ticket: string, outcome: Outcome, now: number): void {
-    const live = this.#live.get(ticket);
-    this.#live.delete(ticket);
+    const live = this.#router.seams.claimOf(ticket);
     const known = this.#router.complete(ticket, outcome, now);
     const unclaimed = !outcome.ok && outcome.failure !== undefined && outcome.failure !== "stream";
     if (known && live && unclaimed) this.#dropDown(live);
   }
 
   /** Log that `origin` holds `hashes`, after the first `anchor` chunks (held here before). */
-  #claimDown(origin: string, hashes: readonly number[], anchor: number): void {
+  #claimDown(origin: string, hashes: ArrayLike<number>, anchor: number): void {
     if (hashes.length === 0) return;
     const a = Math.min(anchor, hashes.length);
     const parent = a > 0 ? (hashes[a - 1] as number) : null;
-    this.#log.push({ t: "claim", origin, parent, run: hashes.slice(a) });
+    const run: number[] = [];
+    for (let i = a; i < hashes.length; i++) run.push(hashes[i] as number);
+    this.#log.push({ t: "claim", origin, parent, run });
   }
 
   /** Log that the claim's origin holds no more than it held before it. */
   #dropDown(live: LiveClaim): void {
-    const { origin, hashes, held } = live;
+    const { origin, hashes, heldChunks: held } = live;
     if (held >= hashes.length) return;
     const parent = held > 0 ? (hashes[held - 1] as number) : null;
     this.#log.push({ t: "drop", origin, parent, from: hashes[held] as number });
@@ -379,7 +366,7 @@ export class EdgeCoordinator {
   }
 
   #hottest(now: number): HotPrefixEntry[] {
-    return this.#router
+    return this.#router.seams
       .hottest(HOT_SENT, now)
       .filter((p) => p.requests >= SHARED_HEAT)
       .map((p) => ({

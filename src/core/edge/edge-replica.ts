@@ -1,8 +1,8 @@
 /**
  * An isolate's replica of its pool (docs/architecture.md, "Scale: two coordination modes"): it
  * routes every request itself, with the core's `CoreRouter` over its own copy of the pool's
- * index, and reports to its coordinator in batches. No coordinator call precedes an origin
- * fetch.
+ * index, and reports to its coordinator in batches (replica-sync.ts). No coordinator call
+ * precedes an origin fetch.
  *
  * - Grain: the replica and its coordinator index every `edge.chunkStride`-th chunk hash
  *   (edge-grain.ts), so applying the pool's claims costs an isolate stride-fold less.
@@ -10,82 +10,40 @@
  *   vector plus this isolate's records since (load-overlay.ts), ties seeded by the request and
  *   a draw among the best candidates in proportion to what the others probably routed while
  *   the view was stale (stale-pick.ts).
- * - Records: each route, reroute, end and cancel is queued (record-buffer.ts) with the prompt
- *   as a path after the chunk the chosen origin was believed to hold (its new chunks only).
- * - Sync: `nextSyncAt` says when the replica wants to sync: at once when cold; when
- *   `flushRecords` records wait or the oldest has waited `flushMs`; and every `flushMs` for
- *   `warmMs` after a request even with nothing to report, so the view is fresh when the next
- *   request comes. The Worker calls `startSync` from a live request's `waitUntil` (timers run
- *   there for up to 30 s), sends the request, and hands back `onAnswer` or `onFailure`.
- *   One sync is in flight at a time.
- * - Answer: a bootstrap (restore from the summary) or nothing, then the coordinator's claims,
- *   drops and resets in order (its own again: delta-log.ts; a claim whose parent this index
- *   lacks is counted and skipped), then the
- *   vector, the coordinators' learned capacities, the pool's rate and its hot prefixes.
- * - Announced first (announce.ts): a long prefill's record is synced soon (`flushMs` / 2
- *   after the last sync), and the request starts (`startAt`) `flushMs` after the answer, so
- *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
+ * - Records and sync (replica-sync.ts): each route, reroute, end and cancel is queued with the
+ *   prompt as a path after the chunk the chosen origin was believed to hold (its new chunks
+ *   only); the sync module says when to sync, sends the batch and applies the answer's index
+ *   records to the router; this module takes the answer's load vector, rate and hot prefixes.
  * - Cold or idle: with no view, or one older than `maxStalenessMs` (the isolate idled past
  *   `warmMs`), `syncFirst` says the next request should wait for one sync (the Worker does,
  *   within `routeTimeoutMs`); `nextSyncAt` then says at once.
- * - Degraded (the last sync failed): the replica keeps its own view and keeps routing; its
- *   records wait (bounded) and go when the coordinator answers again; retries back off from
- *   `flushMs`, doubling, to at most 2 s.
+ * - Announced first (announce.ts): a long prefill's request starts when the sync module says
+ *   (`startAt`), once the other isolates can see it.
+ * - Degraded (the last sync failed): the replica keeps its own view and keeps routing.
  * Memory: the index is capped at `edge.replicaMaxChunks` (LRU via the index budget), the queue
  * at `edge.bufferMaxRecords`.
  */
 import type { LoadBoardOptions, OriginLoadView } from "../load-board/load-board.ts";
+import { policyTraits } from "../policies/index.ts";
 import { prefillWork } from "../prefill-work.ts";
 import { pinnedDecision, STORED_RESPONSE_REASON } from "../responses/stored-route.ts";
+import type { RouteRequest } from "../route-request.ts";
 import { CoreRouter } from "../router/core-router.ts";
-import type {
-  FailureKind,
-  Outcome,
-  RouteDecision,
-  RouteRequest,
-  RouterStats,
-} from "../router/router-types.ts";
+import type { FailureKind, Outcome, RouteDecision, RouterStats } from "../router/router-types.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { announces } from "./announce.ts";
 import { DecayedRate } from "./decayed-rate.ts";
 import { edgeIndexPool, strided } from "./edge-grain.ts";
 import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
-import { RecordBuffer } from "./record-buffer.ts";
+import { type ReplicaCounters, ReplicaSync } from "./replica-sync.ts";
 import { pickAlone, pickAmongBest, requestSeed, unseenSince } from "./stale-pick.ts";
-import type {
-  HotPrefixEntry,
-  PoolRate,
-  SyncAnswer,
-  SyncRequest,
-  ViewVersion,
-} from "./sync-protocol.ts";
+import type { HotPrefixEntry, PoolRate, SyncAnswer, SyncRequest } from "./sync-protocol.ts";
 
 export interface EdgeReplicaOptions {
   model: string;
   /** This isolate's id, unique per isolate start; it prefixes the replica's tickets. */
   isolate: string;
 }
-
-/** What a replica counts of its syncs and its view (for stats and the simulator). */
-export interface ReplicaCounters {
-  syncs: number;
-  answers: number;
-  failures: number;
-  bootstraps: number;
-  duplicates: number;
-  /** Records sent, retries included. */
-  recordsSent: number;
-  /** Records put in a batch, once each. */
-  recordsBatched: number;
-  claimsApplied: number;
-  /** Claims whose parent this index did not hold (the path unknown here). */
-  claimsUnplaced: number;
-  drops: number;
-  resets: number;
-}
-
-/** Longest wait between retries while the coordinator does not answer. */
-const RETRY_MAX_MS = 2000;
 
 interface LiveEffect extends LoadEffect {
   readonly at: number;
@@ -100,46 +58,25 @@ export class EdgeReplica {
   readonly isolate: string;
   #pool: PoolSettings;
   readonly #router: CoreRouter;
-  readonly #buffer: RecordBuffer;
+  readonly #sync: ReplicaSync;
   readonly #overlay = new LoadOverlay();
-  /** This isolate's live tickets and what each put on its origin. */
+  /**
+   * This isolate's live tickets and what each put on its origin: the load the overlay and the
+   * records must take back when the ticket ends. Not the router's tickets: those expire with
+   * their lease, and a late end must still take back what was added (until `#forgetLost`).
+   */
   readonly #live = new Map<string, LiveEffect>();
-  #since: ViewVersion | null = null;
   #rate: PoolRate = { requestsPerSecond: 0, meanPrefillWork: 0 };
   /** This isolate's own decisions, measured as the coordinators measure the pool's. */
   readonly #own = new DecayedRate();
   #hot: readonly HotPrefixEntry[] = [];
-  #syncing = false;
   /** Tickets of pinned requests (`routeTo`): `-` is no base-36 digit, so none is the router's. */
   #pinned = 0;
-  /**
-   * Long prefills announced before they start: queued (the record waits for a sync), sent (in
-   * the batch in flight), or the time its answer came.
-   */
-  readonly #announcing = new Map<string, "queued" | "sent" | number>();
-  /** Round trips of answered syncs, exponentially weighted (1/8 per answer, as TCP's SRTT). */
-  #rttMs = 0;
-  #failedInRow = 0;
-  #lastRequestAt = Number.NEGATIVE_INFINITY;
-  #lastSyncAt = Number.NEGATIVE_INFINITY;
-  readonly counters: ReplicaCounters = {
-    syncs: 0,
-    answers: 0,
-    failures: 0,
-    bootstraps: 0,
-    duplicates: 0,
-    recordsSent: 0,
-    recordsBatched: 0,
-    claimsApplied: 0,
-    claimsUnplaced: 0,
-    drops: 0,
-    resets: 0,
-  };
 
   constructor(pool: PoolSettings, options: EdgeReplicaOptions) {
     this.isolate = options.isolate;
     this.#pool = pool;
-    this.#buffer = new RecordBuffer(pool.edge.bufferMaxRecords);
+    this.#sync = new ReplicaSync(options.isolate, () => this.#pool);
     const fresh = (): Pick<LoadBoardOptions, "reportFreshMs" | "reportStaleMs"> => this.#pool;
     this.#router = new CoreRouter(replicaPool(pool), {
       model: options.model,
@@ -152,7 +89,12 @@ export class EdgeReplica {
         pick: (context, decision) =>
           this.#alone(context.now)
             ? pickAlone(context, decision, this.#pool.edge.keyChunks, this.#hot)
-            : pickAmongBest(this.#pool.policy.type, context, decision, this.#unseen(context.now)),
+            : pickAmongBest(
+                policyTraits(this.#pool.policy.type).load,
+                context,
+                decision,
+                this.#unseen(context.now),
+              ),
       },
     });
   }
@@ -163,7 +105,12 @@ export class EdgeReplica {
 
   /** The last sync failed: the replica routes on its own view until one succeeds. */
   get degraded(): boolean {
-    return this.#failedInRow > 0;
+    return this.#sync.degraded;
+  }
+
+  /** What the replica counts of its syncs and its view (replica-sync.ts). */
+  get counters(): ReplicaCounters {
+    return this.#sync.counters;
   }
 
   /**
@@ -197,7 +144,7 @@ export class EdgeReplica {
 
   /** Records waiting to be sent (not counting the batch in flight), and those dropped. */
   get waiting(): { records: number; dropped: number } {
-    return { records: this.#buffer.size, dropped: this.#buffer.dropped };
+    return this.#sync.waiting;
   }
 
   applySettings(pool: PoolSettings): void {
@@ -221,7 +168,7 @@ export class EdgeReplica {
 
   /** Route a request (its chunk hashes as the edge computed them, every chunk). */
   route(request: RouteRequest, now: number): RouteDecision {
-    this.#lastRequestAt = now;
+    this.#sync.requested(now);
     const hashes = strided(request.chunkHashes, this.#pool.edge.chunkStride);
     const decision = this.#router.route({ ...request, chunkHashes: hashes }, now);
     const { ticket, origin, matchedTokens, reason } = decision;
@@ -235,7 +182,6 @@ export class EdgeReplica {
     const effect = this.#effect(origin, promptTokens, matchedTokens, now);
     this.#own.add(effect.work, now);
     this.#live.set(ticket, effect);
-    if (this.#announces(effect)) this.#announcing.set(ticket, "queued");
     this.#overlay.add(effect, 1);
     const record = {
       t: "route" as const,
@@ -247,7 +193,7 @@ export class EdgeReplica {
       promptBytes,
       reason,
     };
-    this.#buffer.push(record, [[effect, 1]], now);
+    this.#sync.push(record, [[effect, 1]], now, this.#announces(effect));
     return decision;
   }
 
@@ -257,7 +203,7 @@ export class EdgeReplica {
    * decisions are. Null when `origin` is not in this replica's settings.
    */
   routeTo(origin: string, request: RouteRequest, now: number): RouteDecision | null {
-    this.#lastRequestAt = now;
+    this.#sync.requested(now);
     const hashes = strided(request.chunkHashes, this.#pool.edge.chunkStride);
     const ticket = `${this.isolate}-pin-${(this.#pinned++).toString(36)}`;
     const { promptBytes } = request;
@@ -271,14 +217,14 @@ export class EdgeReplica {
       promptBytes,
       reason,
     };
-    const claim = this.#router.record(ticket, route, now);
+    const claim = this.#router.seams.record(ticket, route, now);
     if (claim === null) return null;
     const decision = pinnedDecision(this.#router, origin, ticket, promptTokens, claim.heldChunks);
     const effect = this.#effect(origin, promptTokens, decision.matchedTokens, now);
     this.#own.add(effect.work, now);
     this.#live.set(ticket, effect);
     this.#overlay.add(effect, 1);
-    this.#buffer.push({ t: "route", ticket, ...route }, [[effect, 1]], now);
+    this.#sync.push({ t: "route", ticket, ...route }, [[effect, 1]], now);
     return decision;
   }
 
@@ -287,17 +233,14 @@ export class EdgeReplica {
    * first, `flushMs` after the answer to the sync that carried its record (null until then).
    */
   startAt(ticket: string, now: number): number | null {
-    const state = this.#announcing.get(ticket);
-    if (state === undefined) return now;
-    if (typeof state !== "number") return null;
-    return Math.max(now, state + this.#pool.edge.flushMs);
+    return this.#sync.startAt(ticket, now);
   }
 
   /** A long prefill, with a coordinator that answers: announced first (announce.ts). */
   #announces(effect: LiveEffect): boolean {
-    if (this.#since === null || this.degraded) return false;
+    if (!this.#sync.answered || this.degraded) return false;
     const speed = this.#router.prefillSpeed(effect.origin) ?? this.#pool.prefillTokensPerSecond;
-    return announces((effect.work / speed) * 1000, this.#pool.edge.flushMs + this.#rttMs);
+    return announces((effect.work / speed) * 1000, this.#pool.edge.flushMs + this.#sync.rttMs);
   }
 
   reroute(ticket: string, failure: FailureKind, next: string, now: number): number | null {
@@ -311,113 +254,46 @@ export class EdgeReplica {
       [moved, 1],
     ];
     for (const [e, sign] of effects) this.#overlay.add(e, sign);
-    this.#buffer.push({ t: "reroute", ticket, failure, next }, effects, now);
+    this.#sync.push({ t: "reroute", ticket, failure, next }, effects, now);
     return matched;
   }
 
   complete(ticket: string, outcome: Outcome, now: number): boolean {
     const known = this.#router.complete(ticket, outcome, now);
-    this.#announcing.delete(ticket);
+    this.#sync.forget(ticket);
     const effect = this.#live.get(ticket);
     if (!effect) return known;
     this.#live.delete(ticket);
     this.#overlay.add(effect, -1);
-    this.#buffer.end({ t: "end", ticket, outcome }, [[effect, -1]], now);
+    this.#sync.end({ t: "end", ticket, outcome }, [[effect, -1]], now);
     return known;
   }
 
   cancel(ticket: string, now: number): boolean {
     const known = this.#router.cancel(ticket, now);
-    this.#announcing.delete(ticket);
+    this.#sync.forget(ticket);
     const effect = this.#live.get(ticket);
     if (!effect) return known;
     this.#live.delete(ticket);
     this.#overlay.add(effect, -1);
-    this.#buffer.push({ t: "cancel", ticket }, [[effect, -1]], now);
+    this.#sync.push({ t: "cancel", ticket }, [[effect, -1]], now);
     return known;
   }
 
   /** When this replica wants to sync next (at or before `now`: at once), or null. */
   nextSyncAt(now: number): number | null {
-    if (this.#syncing) return null;
-    const { flushRecords, flushMs, warmMs } = this.#pool.edge;
-    // After failures, back off (x2 each, at most RETRY_MAX_MS) so an outage is not hammered,
-    // whatever makes the sync due (cold-retry.test.ts).
-    const failed = this.#failedInRow;
-    const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
-    const earliest = this.#lastSyncAt + backoff;
-    // Cold, a view too old to route on (syncFirst), or a batch full: at once.
-    if (this.#since === null || this.syncFirst(now) || this.#buffer.size >= flushRecords) {
-      return Math.max(now, earliest);
-    }
-    const due: number[] = [];
-    // A long prefill waits for its announcement: sync soon, but at most twice per flushMs.
-    if (this.#waitingAnnouncement()) due.push(this.#lastSyncAt + flushMs / 2);
-    const oldest = this.#buffer.oldestAt;
-    if (oldest !== null) due.push(oldest + flushMs);
-    if (this.#buffer.inFlight) due.push(this.#lastSyncAt + flushMs);
-    const warm = this.#lastSyncAt + flushMs;
-    if (warm <= this.#lastRequestAt + warmMs) due.push(warm);
-    if (due.length === 0) return null;
-    return Math.max(Math.min(...due), earliest);
+    return this.#sync.nextSyncAt(now, this.syncFirst(now));
   }
 
   /** The sync to send now (a retry resends the unacknowledged batch); null while one is out. */
   startSync(now: number): SyncRequest | null {
-    if (this.#syncing) return null;
-    this.#syncing = true;
-    this.#lastSyncAt = now;
-    this.counters.syncs++;
-    const retry = this.#buffer.inFlight !== null;
-    const batch = this.#buffer.batch();
-    if (batch) this.counters.recordsSent += batch.records.length;
-    if (batch && !retry) {
-      this.counters.recordsBatched += batch.records.length;
-      for (const [ticket, state] of this.#announcing) {
-        if (state === "queued") this.#announcing.set(ticket, "sent");
-      }
-    }
-    return { isolate: this.isolate, batch, since: this.#since };
+    return this.#sync.startSync(now);
   }
 
-  /** The coordinator answered the sync in flight. */
+  /** The coordinator answered the sync in flight: its records, then its view of the pool. */
   onAnswer(answer: SyncAnswer, now: number): void {
-    this.#syncing = false;
-    this.#failedInRow = 0;
-    const rtt = Math.max(0, now - this.#lastSyncAt);
-    this.#rttMs = this.counters.answers === 0 ? rtt : this.#rttMs + (rtt - this.#rttMs) / 8;
-    this.#buffer.acknowledge();
-    for (const [ticket, state] of this.#announcing) {
-      if (state === "sent") this.#announcing.set(ticket, now);
-    }
-    const c = this.counters;
-    c.answers++;
-    if (answer.duplicate) c.duplicates++;
-    if (answer.bootstrap) {
-      this.#router.restore(answer.bootstrap);
-      c.bootstraps++;
-    }
-    for (const r of answer.records) {
-      if (r.t === "claim") {
-        if (this.#router.adopt(r.origin, r.parent, r.run, now)) c.claimsApplied++;
-        else c.claimsUnplaced++;
-      } else if (r.t === "drop") {
-        if (r.parent !== null) this.#router.adopt(r.origin, r.parent, [], now);
-        this.#router.drop(r.origin, r.from);
-        c.drops++;
-      } else {
-        this.#router.ingest(r.origin, [{ type: "cache-reset" }], now);
-        c.resets++;
-      }
-    }
-    this.#since = { epoch: answer.epoch, version: answer.version };
-    // An older coordinator (a deploy rolling out) sends neither: what was read before stands.
-    if (answer.bytesPerToken) this.#router.adoptBytesPerToken(answer.bytesPerToken);
-    for (const e of answer.load) {
-      this.#router.adoptCapacity(e.id, e.capacity);
-      if (e.speed) this.#router.adoptSpeed(e.id, e.speed, now);
-    }
-    this.#overlay.rebase(answer.load, now, this.#buffer.waitingEffects());
+    this.#sync.onAnswer(answer, now, this.#router);
+    this.#overlay.rebase(answer.load, now, this.#sync.waitingEffects());
     this.#rate = answer.rate;
     this.#hot = answer.hot;
     this.#forgetLost(now);
@@ -425,11 +301,7 @@ export class EdgeReplica {
 
   /** The sync in flight failed (no answer in time, or an error): degraded until one succeeds. */
   onFailure(_now: number): void {
-    this.#syncing = false;
-    this.#failedInRow++;
-    this.counters.failures++;
-    // Degraded: nothing is announced; what waited starts now.
-    for (const ticket of this.#announcing.keys()) this.#announcing.set(ticket, -Infinity);
+    this.#sync.onFailure();
   }
 
   /** Each origin's load as this replica's policy reads it now (vector plus own records since). */
@@ -459,17 +331,11 @@ export class EdgeReplica {
     const at = this.#overlay.at;
     const { flushMs, maxStalenessMs } = this.#pool.edge;
     const staleness =
-      at === null ? 0 : Math.min(maxStalenessMs, now - at + this.#rttMs + flushMs / 2);
+      at === null ? 0 : Math.min(maxStalenessMs, now - at + this.#sync.rttMs + flushMs / 2);
     // This isolate's own decisions are all seen: only the others' are missing.
     const own = this.#own.read(now);
     const others = Math.max(0, this.#rate.requestsPerSecond - own.requestsPerSecond);
     return unseenSince({ ...this.#rate, requestsPerSecond: others }, staleness);
-  }
-
-  /** A decision waits for a sync to announce it. */
-  #waitingAnnouncement(): boolean {
-    for (const state of this.#announcing.values()) if (state === "queued") return true;
-    return false;
   }
 
   /** Tickets whose end never came stop counting once their lease would have expired. */
@@ -477,7 +343,7 @@ export class EdgeReplica {
     for (const [ticket, e] of this.#live) {
       if (now - e.at > this.#pool.leaseMs) {
         this.#live.delete(ticket);
-        this.#announcing.delete(ticket);
+        this.#sync.forget(ticket);
       }
     }
   }

@@ -10,9 +10,9 @@
  * coordinator to forget that origin). So an exchange is idempotent, a lost answer costs
  * nothing but delay, and a restarted root (a new epoch) is taken as it is. Which webhook
  * batches to apply (each once, none older than the last) stays the caller's, as in object mode
- * (router/batch-ledger.ts). O(coordinators x origins) per exchange.
+ * (batch-ledger.ts). O(coordinators x origins) per exchange.
  */
-import type { EngineEvent, Health } from "../engine-events.ts";
+import type { EngineEvent, Health, LoadReport } from "../engine-events.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { addRates } from "./decayed-rate.ts";
 import type { EngineState, LoadShare, PoolRate, RootAnswer, RootReport } from "./sync-protocol.ts";
@@ -21,7 +21,7 @@ import type { EngineState, LoadShare, PoolRate, RootAnswer, RootReport } from ".
 const SHARE_LIFE_INTERVALS = 3;
 
 interface Engine {
-  load: { seq: number; running: number; waiting: number; kvUsage: number; at: number } | null;
+  load: (LoadReport & { seq: number; at: number }) | null;
   prefillRate: { seq: number; tokensPerSecond: number; tokens: number; at: number } | null;
   health: Health;
   capacityTokens: number | null;

@@ -12,7 +12,11 @@
  * come from the vector (its age grows from the answer on); circuits and in-flight chunks are
  * this isolate's own. O(1) per record and per read; O(records waiting) per answer.
  */
-import { type OriginLoadView, reportFreshness } from "../load-board/load-board.ts";
+import {
+  type OriginLoadView,
+  type RequestLoad,
+  reportFreshness,
+} from "../load-board/load-board.ts";
 import type { OriginLoadEntry } from "./sync-protocol.ts";
 
 /** What one request put on one origin, as the replica counted it when it routed it. */
@@ -27,14 +31,7 @@ export interface LoadEffect {
 /** An effect and whether it adds (1) or takes away (-1). */
 export type SignedEffect = readonly [LoadEffect, 1 | -1];
 
-interface Sums {
-  outstanding: number;
-  activeTokens: number;
-  prefillingTokens: number;
-  queuedPrefillTokens: number;
-}
-
-const zero = (): Sums => ({
+const zero = (): RequestLoad => ({
   outstanding: 0,
   activeTokens: 0,
   prefillingTokens: 0,
@@ -44,7 +41,7 @@ const zero = (): Sums => ({
 export class LoadOverlay {
   #vector = new Map<string, OriginLoadEntry>();
   #at: number | null = null;
-  #delta = new Map<string, Sums>();
+  #delta = new Map<string, RequestLoad>();
 
   /** When the vector arrived; null before the first answer. */
   get at(): number | null {

@@ -13,10 +13,11 @@
  * information?", IEEE TPDS 2000). So among the policy's best candidates (the eligible origins
  * that hold exactly as much of the prompt as its choice: a cache hit stays on its holders) the
  * replica draws in proportion to the share a central router would have given each of what the
- * rest of the pool probably routed while the view was stale (water-filling, `Unseen`). `cost`:
- * levels are its scores (seconds), the amount is prefill work; policies that read requests in
- * flight: requests per weight; `round-robin`, `random`, `power-of-two` and `prefix-hash` keep
- * their choice. With a fresh view the amount is 0 and the choice stands.
+ * rest of the pool probably routed while the view was stale (water-filling, `Unseen`). A policy
+ * that returns scores (`cost`): levels are its scores (seconds), the amount is prefill work;
+ * one that takes the least loaded (its registered `load` trait is "least": policies/traits.ts):
+ * requests in flight per weight; the others (round robin, random, power of two, prefix hash)
+ * keep their choice. With a fresh view the amount is 0 and the choice stands.
  *
  * Alone (`pickAlone`): once the replica's coordinator has not answered for longer than
  * `maxStalenessMs`, the vector no longer says where load is and the other isolates' claims
@@ -28,17 +29,8 @@
  */
 import type { Decision, OriginView, PolicyContext } from "../policies/policy.ts";
 import { prefixKey, rendezvousOrder } from "../policies/rendezvous.ts";
+import type { PolicyTraits } from "../policies/traits.ts";
 import type { PoolRate } from "./sync-protocol.ts";
-
-/** Policies whose choice reads requests in flight: they herd on a stale view. */
-const READS_OUTSTANDING: ReadonlySet<string> = new Set([
-  "least-outstanding",
-  "cache-aware",
-  "hybrid",
-  "llm-d",
-  "llm-d-precise",
-  "dynamo",
-]);
 
 /** Requests through a prefix (decayed) before it counts as shared, as the fallback's default. */
 export const SHARED_HEAT = 4;
@@ -133,10 +125,11 @@ export function pickAlone(
 
 /**
  * The decision a replica acts on: drawn among the policy's best candidates in proportion to the
- * share of the unseen traffic a central router would have given each (water-filling).
+ * share of the unseen traffic a central router would have given each (water-filling). `load`
+ * is the policy's registered trait (policies/traits.ts).
  */
 export function pickAmongBest(
-  policy: string,
+  load: PolicyTraits["load"],
   context: PolicyContext,
   decision: Decision,
   unseen: Unseen,
@@ -153,7 +146,7 @@ export function pickAmongBest(
     level = (i) => scores[i] as number;
     room = (i) => (origins[i] as OriginView).prefillTokensPerSecond;
     amount = unseen.work;
-  } else if (READS_OUTSTANDING.has(policy)) {
+  } else if (load === "least") {
     level = (i) => (origins[i] as OriginView).outstanding / (origins[i] as OriginView).weight;
     room = (i) => (origins[i] as OriginView).weight;
     amount = unseen.requests;

@@ -11,8 +11,8 @@
  * new chunks only. A receiver that does not hold `parent` cannot place the path and applies
  * the rest of the record (its load) without the claim.
  */
-import type { Health } from "../engine-events.ts";
-import type { MeasuredPrefill } from "../load-board/load-board.ts";
+import type { Health, LoadReport } from "../engine-events.ts";
+import type { MeasuredPrefill, RequestLoad } from "../load-board/load-board.ts";
 import type { LearnedBytesPerToken } from "../router/bytes-per-token.ts";
 import type { LearnedCapacity } from "../router/capacity-learner.ts";
 import type { FailureKind, Outcome } from "../router/router-types.ts";
@@ -88,22 +88,23 @@ export interface SyncRequest {
   readonly since: ViewVersion | null;
 }
 
-/** One origin's load as the pool's coordinators see it, with its engine's last report. */
-export interface OriginLoadEntry {
+/** The load some isolates put on one origin (the board's `RequestLoad`, named by origin id). */
+export interface LoadShare extends Readonly<RequestLoad> {
   readonly id: string;
-  /** Requests every isolate routed there and has not seen end (all groups). */
-  readonly outstanding: number;
-  readonly activeTokens: number;
-  readonly prefillingTokens: number;
-  /** Prefill work queued there (short-context token equivalents, prefill-work.ts). */
-  readonly queuedPrefillTokens: number;
+}
+
+/** An engine's last load report and its age when the message left. */
+export interface AgedLoadReport extends Readonly<LoadReport> {
+  readonly ageMs: number;
+}
+
+/**
+ * One origin's load as the pool's coordinators see it (requests every isolate routed there and
+ * has not seen end, all groups), with its engine's last report.
+ */
+export interface OriginLoadEntry extends LoadShare {
   /** The engine's last load report and its age when the answer left; null if none. */
-  readonly engine: {
-    readonly running: number;
-    readonly waiting: number;
-    readonly kvUsage: number;
-    readonly ageMs: number;
-  } | null;
+  readonly engine: AgedLoadReport | null;
   /** The engine's last measured prefill speed, its age when the answer left; null if none. */
   readonly measuredPrefill: MeasuredPrefill | null;
   readonly health: Health;
@@ -161,18 +162,10 @@ export interface SyncAnswer {
   readonly hot: readonly HotPrefixEntry[];
 }
 
-/** The load one coordinator's isolates put on one origin (its share of the pool's). */
-export interface LoadShare {
-  readonly id: string;
-  readonly outstanding: number;
-  readonly activeTokens: number;
-  readonly prefillingTokens: number;
-  readonly queuedPrefillTokens: number;
-}
-
 /** Coordinator -> root, every `rootIntervalMs`. */
 export interface RootReport {
   readonly coordinator: string;
+  /** Its isolates' share of each origin's load. */
   readonly loads: readonly LoadShare[];
   readonly rate: PoolRate;
 }
@@ -181,13 +174,7 @@ export interface RootReport {
 export interface EngineState {
   readonly id: string;
   /** The last load report, numbered per origin within the root's epoch; null if none. */
-  readonly load: {
-    readonly seq: number;
-    readonly running: number;
-    readonly waiting: number;
-    readonly kvUsage: number;
-    readonly ageMs: number;
-  } | null;
+  readonly load: (AgedLoadReport & { readonly seq: number }) | null;
   /** The last measured prefill speed, numbered like `load` (one sequence); null if none. */
   readonly prefillRate: {
     readonly seq: number;

@@ -23,10 +23,8 @@
  * age, kept for operators and for calibration; the fluid queue still drains at the configured
  * speed.
  */
-import type { Health, PrefillRate } from "../engine-events.ts";
+import type { Health, LoadReport, PrefillRate } from "../engine-events.ts";
 import type { Slot } from "../origin-indexes.ts";
-import type { EngineLoad } from "../policies/policy.ts";
-import type { PoolSettings } from "../settings/settings-schema.ts";
 import { ActiveChunks } from "./active-chunks.ts";
 import { CircuitBreaker, type CircuitState } from "./circuit-breaker.ts";
 
@@ -50,18 +48,6 @@ export interface LeaseDetail {
   partial?: boolean;
 }
 
-/** A pool's load board options, from its settings (and whether its policies read active chunks). */
-export function boardOptions(pool: PoolSettings, trackActiveChunks: boolean): LoadBoardOptions {
-  return {
-    leaseMs: pool.leaseMs,
-    failureThreshold: pool.circuit.failureThreshold,
-    cooldownMs: pool.circuit.cooldownMs,
-    reportFreshMs: pool.reportFreshMs,
-    reportStaleMs: pool.reportStaleMs,
-    trackActiveChunks,
-  };
-}
-
 export interface Lease {
   readonly ticket: string;
   readonly origin: Slot;
@@ -77,11 +63,27 @@ export interface Lease {
   prefilling: boolean;
 }
 
-export interface EngineReport {
-  running: number;
-  waiting: number;
-  kvUsage: number;
+/** The engine's last report as a policy reads it (`OriginView.engine`); KV usage in [0, 1]. */
+export interface EngineLoad extends Readonly<LoadReport> {
+  /** 1 for a report younger than the fresh window, falling linearly to 0 at the stale limit. */
+  readonly freshness: number;
+}
+
+/** The engine's last report as the board keeps it: when it came (the caller's clock). */
+export interface EngineReport extends LoadReport {
   at: number;
+}
+
+/**
+ * The requests the router sent an origin and has not seen end, as it counts them: the one load
+ * shape the board's view, an edge replica's overlay and edge coordination's messages share.
+ */
+export interface RequestLoad {
+  outstanding: number;
+  activeTokens: number;
+  /** Prefill work queued or running there (short-context token equivalents, prefill-work.ts). */
+  queuedPrefillTokens: number;
+  prefillingTokens: number;
 }
 
 /** The engine's last measured prefill speed and how old it is. */
@@ -116,11 +118,7 @@ class OriginLoad {
   }
 }
 
-export interface OriginLoadView {
-  outstanding: number;
-  activeTokens: number;
-  queuedPrefillTokens: number;
-  prefillingTokens: number;
+export interface OriginLoadView extends RequestLoad {
   /** Distinct in-flight prompt chunks, or null when not tracked. */
   activeChunks: number | null;
   engine: EngineLoad | null;

@@ -5,10 +5,11 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { EngineLoad } from "../load-board/load-board.ts";
 import { createRng } from "../rng.ts";
 import { context, type OriginSpec } from "../test-support/policy-context.ts";
 import { createPolicy, POLICY_TYPES, policyOf } from "./index.ts";
-import type { EngineLoad, PolicyContext } from "./policy.ts";
+import type { PolicyContext } from "./policy.ts";
 
 const engine: fc.Arbitrary<EngineLoad | null> = fc.option(
   fc.record({

@@ -4,7 +4,9 @@
  * load board and every side effect (leases, index inserts), so the same policy code runs in the
  * Durable Object, in the Worker's fallback and in the simulator.
  */
+import type { EngineLoad } from "../load-board/load-board.ts";
 import type { Rng } from "../rng.ts";
+import type { RouteRequest } from "../route-request.ts";
 
 /** What the load board knows of one origin at decision time. */
 export interface OriginView {
@@ -41,25 +43,9 @@ export interface OriginView {
   readonly weight: number;
 }
 
-export interface EngineLoad {
-  readonly running: number;
-  readonly waiting: number;
-  /** KV cache usage in [0, 1]. */
-  readonly kvUsage: number;
-  /** 1 for a report younger than the fresh window, falling linearly to 0 at the stale limit. */
-  readonly freshness: number;
-}
-
-/** The request as the router sees it: hashes from the edge, never the prompt itself. */
-export interface RouteInput {
-  readonly chunkHashes: ArrayLike<number>;
-  readonly promptTokens: number;
-  /** Optional caller-supplied affinity key (e.g. a session or user id). */
-  readonly sessionKey?: string | undefined;
-}
-
 export interface PolicyContext {
-  readonly request: RouteInput;
+  /** The request (its prompt tokens as the router re-estimated them: router-parts.ts). */
+  readonly request: RouteRequest;
   /**
    * The pool's origins in settings order; decisions index into this array. These indexes are
    * positions (origin-indexes.ts), which the router alone maps to index and board slots.

@@ -23,15 +23,17 @@
  * (`src/worker/validation/json-budget.ts`).
  */
 
-import { ETX, isObject, RS, STX, str, US, writeCall, writeTagged } from "./framing.ts";
-
-/** Receives the canonical text in order. */
-export interface CanonicalSink {
-  /** Appends text. */
-  text(value: string): void;
-  /** Appends a token id as `${id},` (decimal digits and a comma). */
-  tokenId(id: number): void;
-}
+import {
+  type CanonicalSink,
+  ETX,
+  isObject,
+  RS,
+  STX,
+  str,
+  US,
+  writeCall,
+  writeTagged,
+} from "./framing.ts";
 
 const TOOLS = `${STX}tools${RS}`;
 const PROMPT = `${STX}prompt${RS}`;

@@ -16,7 +16,7 @@
  * synchronous, so calls never interleave.
  */
 import { chunkHashes } from "../chunk-hash.ts";
-import type { CanonicalSink } from "./canonical-prompt.ts";
+import type { CanonicalSink } from "./framing.ts";
 
 const BUFFER_BYTES = 64 * 1024;
 /**

@@ -7,7 +7,14 @@
  * which changes where it runs, never what it returns. Each record is self-contained, so
  * appending records appends bytes: the prefix property every API's canonicaliser relies on.
  */
-import type { CanonicalSink } from "./canonical-prompt.ts";
+
+/** Receives the canonical text in order. */
+export interface CanonicalSink {
+  /** Appends text. */
+  text(value: string): void;
+  /** Appends a token id as `${id},` (decimal digits and a comma). */
+  tokenId(id: number): void;
+}
 
 export const STX = "\u0002";
 export const ETX = "\u0003";

@@ -32,7 +32,7 @@
  * inputs and unknown blocks go through JSON.stringify, linear because the Worker bounds the
  * body's nesting depth before parsing it (`src/worker/validation/json-budget.ts`).
  */
-import type { CanonicalSink } from "./canonical-prompt.ts";
+import type { CanonicalSink } from "./framing.ts";
 import {
   ETX,
   isObject,

@@ -7,8 +7,9 @@
  * conversation hashes alike through whichever API carries it, as far as its records agree.
  */
 import { DEFAULT_CHUNK_BYTES, estimateTokens, seedHash } from "../chunk-hash.ts";
-import { type CanonicalSink, writeCanonicalPrompt } from "./canonical-prompt.ts";
+import { writeCanonicalPrompt } from "./canonical-prompt.ts";
 import { hashCanonical } from "./chunk-writer.ts";
+import type { CanonicalSink } from "./framing.ts";
 import { writeMessagesPrompt } from "./messages-prompt.ts";
 import { writeResponsesPrompt } from "./responses-prompt.ts";
 

@@ -38,7 +38,7 @@
  * parts and items go through JSON.stringify, linear because the Worker bounds the body's nesting
  * depth before parsing it (`src/worker/validation/json-budget.ts`).
  */
-import type { CanonicalSink } from "./canonical-prompt.ts";
+import type { CanonicalSink } from "./framing.ts";
 import {
   ETX,
   isObject,

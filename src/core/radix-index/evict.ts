@@ -25,9 +25,14 @@
  *   nothing; the loop keeps going. Picking the origin scans the active origins: O(active).
  */
 
-import type { Eviction } from "./radix-index.ts";
 import type { RadixStore } from "./store.ts";
 import { otherHeld, trimEntry } from "./trim-entry.ts";
+
+/** Chunks of ownership an origin lost in one call. */
+export interface Eviction {
+  origin: number;
+  chunks: number;
+}
 
 export const NO_EVICTIONS: readonly Eviction[] = Object.freeze([]);
 

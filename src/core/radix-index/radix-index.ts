@@ -33,7 +33,7 @@
  * `initialChunks` 0..2^28, default 1024 (typed-array capacity hint).
  */
 
-import { EvictionLog, evictToBudget, evictToCapacity } from "./evict.ts";
+import { type Eviction, EvictionLog, evictToBudget, evictToCapacity } from "./evict.ts";
 import { HEAT_HALF_LIFE_MS, heatOf } from "./heat.ts";
 import { fromImage, toImage } from "./image.ts";
 import { checkInvariants } from "./invariants.ts";
@@ -53,12 +53,6 @@ export interface RadixIndexOptions {
   initialChunks?: number;
   /** Half-life of node heat (heat.ts) in the caller's clock units; > 0, default 60,000 ms. */
   heatHalfLifeMs?: number;
-}
-
-/** Chunks of ownership an origin lost in one call. */
-export interface Eviction {
-  origin: number;
-  chunks: number;
 }
 
 export interface RadixIndexStats {

@@ -8,8 +8,9 @@
  * taking requests: reported draining or down, or its circuit open (`unavailable`).
  */
 import type { OriginLoadView } from "../load-board/load-board.ts";
+import type { RouteRequest } from "../route-request.ts";
 import type { CoreRouter } from "../router/core-router.ts";
-import type { RouteDecision, RouteRequest } from "../router/router-types.ts";
+import type { RouteDecision } from "../router/router-types.ts";
 import type { StoredResponse } from "./stored-responses.ts";
 
 /** The reason a pinned decision carries (`x-router-reason`, the decision log). */
@@ -80,7 +81,7 @@ export function storedRoute(
     promptBytes,
     reason: STORED_RESPONSE_REASON,
   };
-  const claim = router.record(ticket, route, now);
+  const claim = router.seams.record(ticket, route, now);
   // Null only for a live ticket of that name or an unknown origin, both excluded above.
   if (claim === null) throw new Error(`ticket ${ticket} is live or ${origin} unknown`);
   return {

@@ -12,11 +12,12 @@ import { describe, expect, it } from "vitest";
 import { chainHash } from "../chunk-hash.ts";
 import type { EngineEvent, Health } from "../engine-events.ts";
 import { POLICY_TYPES, policyOf } from "../policies/index.ts";
+import type { RouteRequest } from "../route-request.ts";
 import { parsePool } from "../settings/parse-settings.ts";
 import type { OriginRole } from "../settings/pd-settings.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { CoreRouter } from "./core-router.ts";
-import type { FailureKind, Outcome, RouteRequest } from "./router-types.ts";
+import type { FailureKind, Outcome } from "./router-types.ts";
 
 const IDS = ["a", "b", "c", "d", "e"];
 const FAILURES: FailureKind[] = ["connect", "timeout", "status-3xx", "status-5xx", "status-429"];

@@ -19,26 +19,32 @@
  * Edge coordination (src/core/edge) uses it twice: an isolate's replica routes with `edge`
  * hooks (edge-hooks.ts: load from the coordinator's vector, ties seeded by the request, a pick
  * among the best candidates) and applies other isolates' claims; a coordinator applies each
- * isolate's decisions with `record` and then `reroute`, `cancel` and `complete` as usual, and
- * reads `loads` (replica-seams.ts).
+ * isolate's decisions with `record` and then `reroute`, `cancel` and `complete` as usual. What
+ * only the edge asks (`record`, `adopt`, `drop`, the learned figures it adopts, `hottest`) sits
+ * behind `seams` (replica-seams.ts), a narrower interface in its own module.
+ *
+ * Why about 420 lines and not 350: what is left is the protocol every holder drives (route,
+ * reroute, prefillFailed, cancel, complete, ingest, firstToken, waitMs, expire, snapshot,
+ * restore, stats), each method a few lines over the parts with the contract its callers rely
+ * on written above it, and the settings and snapshot life cycle of those parts. Splitting the
+ * protocol across files would scatter one contract; the books are already beside it.
  */
 import type { EngineEvent } from "../engine-events.ts";
-import { boardOptions, LoadBoard } from "../load-board/load-board.ts";
+import { LoadBoard } from "../load-board/load-board.ts";
 import { asPosition, type Slot } from "../origin-indexes.ts";
-import { usesActiveChunks } from "../policies/index.ts";
-import type { OriginView } from "../policies/policy.ts";
+import type { RouteRequest } from "../route-request.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import { applyEngineEvent } from "./apply-engine-event.ts";
+import { boardOptions } from "./board-options.ts";
 import { BytesPerTokenLearner, type LearnedBytesPerToken } from "./bytes-per-token.ts";
-import type { LearnedCapacity } from "./capacity-learner.ts";
 import { CapacityLearner } from "./capacity-learner.ts";
 import { ClaimIndex } from "./claim-index.ts";
 import { DecisionLog } from "./decision-log.ts";
-import type { EdgeHooks, OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
+import type { EdgeHooks, OriginLoad } from "./edge-hooks.ts";
 import { failoverOrder } from "./failover-order.ts";
-import { type HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
+import { HotPrefixes } from "./hot-prefixes.ts";
 import { OriginSlots } from "./origin-slots.ts";
-import { disaggregate } from "./pd-decision.ts";
+import { disaggregate, servingAlone } from "./pd-decision.ts";
 import { originViews, policyContext } from "./policy-context.ts";
 import { PoolPolicy } from "./pool-policy.ts";
 import { poolWaitMs } from "./pool-wait.ts";
@@ -50,24 +56,19 @@ import {
   priorSpeed,
   promptTokensOf,
   type RouterParts,
-  retoken,
   tokensPerChunk,
 } from "./router-parts.ts";
-import { decodeSnapshot, encodeSnapshot } from "./router-snapshot.ts";
-import { hotPrefixStats, originStats } from "./router-stats.ts";
+import { decodeSnapshot, snapshotOf } from "./router-snapshot.ts";
+import { routerStats } from "./router-stats.ts";
 import type {
   FailureKind,
   Outcome,
   PrefillLeg,
   RouteDecision,
-  RouteRequest,
   RouterStats,
 } from "./router-types.ts";
 import { type LearnedSpeed, SpeedLearner } from "./speed-learner.ts";
 import { TicketLegs } from "./ticket-legs.ts";
-
-/** Hot prefixes listed by `stats`. */
-const HOT_PREFIXES_SHOWN = 10;
 
 export interface CoreRouterOptions {
   model: string;
@@ -81,20 +82,18 @@ export interface CoreRouterOptions {
 
 export class CoreRouter {
   readonly model: string;
-  #pool!: PoolSettings;
   readonly #policy: PoolPolicy;
   readonly #hot = new HotPrefixes();
-  #claims!: ClaimIndex;
-  #board: LoadBoard;
-  readonly #slots = new OriginSlots();
-  readonly #capacity: CapacityLearner;
-  readonly #speeds: SpeedLearner;
-  readonly #bytesPerToken: BytesPerTokenLearner;
-  /** The live parts, as the modules beside the router read them (router-parts.ts). */
-  readonly #parts: RouterParts;
+  /**
+   * The live parts, which the modules beside the router read (router-parts.ts): settings, slots,
+   * index, board and learners. applySettings and restore replace the settings, the index and the
+   * board in this one object, so every reader sees the current ones.
+   */
+  readonly #parts: { -readonly [K in keyof RouterParts]: RouterParts[K] };
   readonly #legs: TicketLegs;
   readonly #log = new DecisionLog();
-  readonly #seams: ReplicaSeams;
+  /** What edge coordination asks beyond the object's protocol (replica-seams.ts). */
+  readonly seams: ReplicaSeams;
   readonly #edge: EdgeHooks | undefined;
   /** The pool has prefill or decode origins: requests get a P/D decision. */
   #disaggregated = false;
@@ -102,36 +101,26 @@ export class CoreRouter {
   constructor(pool: PoolSettings, options: CoreRouterOptions) {
     this.model = options.model;
     this.#policy = new PoolPolicy(options.seed ?? 1);
-    this.#board = new LoadBoard(boardOptions(pool, usesActiveChunks(pool)));
     // KV capacities convert tokens to chunks at the prior bytes per token (known limit:
     // docs/architecture.md); the index reads chunks as tokens at the learned one.
-    this.#capacity = new CapacityLearner(chunkTokens(pool.chunkBytes), (slot, chunks) =>
-      this.#claims.setCapacity(slot, chunks),
+    const capacity = new CapacityLearner(chunkTokens(pool.chunkBytes), (slot, chunks) =>
+      this.#parts.claims.setCapacity(slot, chunks),
     );
-    // An edge replica's board holds only its own isolate's leases: it takes its coordinator's
-    // learned speeds instead of learning from its own partial queue.
-    this.#speeds = new SpeedLearner(!options.edge);
-    // Its bytes per token likewise: the coordinator learns from every isolate's completions.
-    this.#bytesPerToken = new BytesPerTokenLearner(!options.edge);
-    // Getters: applySettings and restore replace the settings, the index and the board.
-    const router = this;
     this.#parts = {
-      get pool() {
-        return router.#pool;
-      },
-      slots: this.#slots,
-      get claims() {
-        return router.#claims;
-      },
-      get board() {
-        return router.#board;
-      },
-      capacity: this.#capacity,
-      speeds: this.#speeds,
-      bytesPerToken: this.#bytesPerToken,
+      // Set by applySettings below: its first call finds no old settings and builds the index.
+      pool: undefined as unknown as PoolSettings,
+      slots: new OriginSlots(),
+      claims: undefined as unknown as ClaimIndex,
+      board: new LoadBoard(boardOptions(pool)),
+      capacity,
+      // An edge replica's board holds only its own isolate's leases: it takes its coordinator's
+      // learned speeds instead of learning from its own partial queue.
+      speeds: new SpeedLearner(!options.edge),
+      // Its bytes per token likewise: the coordinator learns from every isolate's completions.
+      bytesPerToken: new BytesPerTokenLearner(!options.edge),
     };
     this.#legs = new TicketLegs(this.#parts, options.ticketPrefix ?? "t");
-    this.#seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
+    this.seams = new ReplicaSeams(this.#parts, this.#legs, this.#hot, this.#log);
     this.#edge = options.edge;
     this.applySettings(pool);
   }
@@ -148,13 +137,7 @@ export class CoreRouter {
 
   /** The pool's bytes per token as learned (bytes-per-token.ts). */
   get bytesPerToken(): LearnedBytesPerToken {
-    return this.#bytesPerToken.saved();
-  }
-
-  /** Take another router's learned bytes per token (a replica its coordinator's). */
-  adoptBytesPerToken(learned: LearnedBytesPerToken): void {
-    this.#bytesPerToken.adopt(learned);
-    retoken(this.#parts);
+    return this.#parts.bytesPerToken.saved();
   }
 
   get policyName(): string {
@@ -163,9 +146,9 @@ export class CoreRouter {
 
   /** Take new pool settings; state of origins that stay is kept. Settings arrive validated. */
   applySettings(pool: PoolSettings): void {
-    const old = this.#pool as PoolSettings | undefined;
-    this.#pool = pool;
-    this.#board.options = boardOptions(pool, usesActiveChunks(pool));
+    const old = this.#parts.pool as PoolSettings | undefined;
+    this.#parts.pool = pool;
+    this.#parts.board.options = boardOptions(pool);
     if (
       old?.chunkBytes !== pool.chunkBytes ||
       old.indexMaxChunks !== pool.indexMaxChunks ||
@@ -173,13 +156,13 @@ export class CoreRouter {
     ) {
       // Hashes of another chunk size name other prefixes, and another feed other claims: the
       // old index is meaningless.
-      this.#claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks, pool.indexFeed);
+      this.#parts.claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks, pool.indexFeed);
       this.#hot.clear();
-      this.#capacity.reindex(chunkTokens(pool.chunkBytes));
+      this.#parts.capacity.reindex(chunkTokens(pool.chunkBytes));
     }
     this.#policy.configure(pool.policy, pool.shadowPolicies);
     this.#disaggregated = pool.origins.some((o) => o.role !== "both");
-    for (const slot of this.#slots.sync(pool.origins)) this.#clear(slot);
+    for (const slot of this.#parts.slots.sync(pool.origins)) this.#clear(slot);
     this.#configureOrigins();
   }
 
@@ -188,20 +171,23 @@ export class CoreRouter {
    * changed); the board drains at the speed learned, else the prior.
    */
   #configureOrigins(): void {
-    for (const slot of this.#slots.order) {
-      const { settings } = this.#slots.at(slot);
-      this.#speeds.configure(slot, priorSpeed(this.#parts, slot));
-      this.#board.ensure(slot, prefillSpeed(this.#parts, slot));
-      this.#capacity.configure(slot, settings.kvCapacityTokens ?? this.#pool.kvCapacityTokens);
+    for (const slot of this.#parts.slots.order) {
+      const { settings } = this.#parts.slots.at(slot);
+      this.#parts.speeds.configure(slot, priorSpeed(this.#parts, slot));
+      this.#parts.board.ensure(slot, prefillSpeed(this.#parts, slot));
+      this.#parts.capacity.configure(
+        slot,
+        settings.kvCapacityTokens ?? this.#parts.pool.kvCapacityTokens,
+      );
     }
   }
 
   /** The origin in `slot` left: forget what is filed under the slot before another takes it. */
   #clear(slot: Slot): void {
-    this.#claims.forget(slot);
-    this.#board.remove(slot);
-    this.#capacity.forget(slot);
-    this.#speeds.forget(slot);
+    this.#parts.claims.forget(slot);
+    this.#parts.board.remove(slot);
+    this.#parts.capacity.forget(slot);
+    this.#parts.speeds.forget(slot);
     this.#legs.dropSlot(slot);
   }
 
@@ -219,7 +205,7 @@ export class CoreRouter {
     const promptTokens = promptTokensOf(this.#parts, asked);
     const request = promptTokens === asked.promptTokens ? asked : { ...asked, promptTokens };
     const { chunkHashes: hashes } = request;
-    this.#claims.match(hashes);
+    this.#parts.claims.match(hashes);
     this.#hot.observe(hashes, now);
     const rng = this.#policy.rng;
     const edge = this.#edge;
@@ -235,7 +221,7 @@ export class CoreRouter {
     if (decided < 0) return this.#unrouted(policy, reason, promptTokens, now);
     // A policy's decision indexes its context's origins: a position in the settings order.
     const chosen = asPosition(decided);
-    const slot = this.#slots.slotAt(chosen);
+    const slot = this.#parts.slots.slotAt(chosen);
     const pd = this.#disaggregated ? disaggregate(this.#parts, request, slot, rng, now) : null;
     const prefillSlot = pd?.prefill?.slot ?? null;
     const ticket = this.#legs.issue();
@@ -249,10 +235,10 @@ export class CoreRouter {
       request.promptBytes,
     );
     const { matchedTokens } = claim;
-    const origin = this.#slots.at(slot).settings.id;
+    const origin = this.#parts.slots.at(slot).settings.id;
     const prefill: PrefillLeg | null = pd?.prefill
       ? {
-          origin: this.#slots.at(pd.prefill.slot).settings.id,
+          origin: this.#parts.slots.at(pd.prefill.slot).settings.id,
           matchedTokens: pd.prefill.matchedTokens,
         }
       : null;
@@ -267,22 +253,12 @@ export class CoreRouter {
       prefillOrigin,
       pdReason,
     });
-    const budget = this.#pool.retry.maxAttempts - 1;
-    const alternates = failoverOrder(this.#servingAlone(context.origins), chosen, ranking, budget);
+    const budget = this.#parts.pool.retry.maxAttempts - 1;
+    const views = this.#disaggregated
+      ? servingAlone(this.#parts, context.origins)
+      : context.origins;
+    const alternates = failoverOrder(views, chosen, ranking, budget);
     return { origin, alternates, matchedTokens, policy, reason, ticket, pdReason, prefill };
-  }
-
-  /**
-   * The views failover reads: a prefill origin the policy was offered (to serve this request
-   * whole) is no alternate, since `reroute` takes none; failover serves the client's bytes alone.
-   */
-  #servingAlone(views: readonly OriginView[]): readonly OriginView[] {
-    if (!this.#disaggregated) return views;
-    return views.map((view, i) =>
-      view.eligible && this.#slots.at(this.#slots.slotAt(asPosition(i))).settings.role === "prefill"
-        ? { ...view, eligible: false }
-        : view,
-    );
   }
 
   /** No origin is eligible: no ticket, and the policy's reason. */
@@ -292,46 +268,24 @@ export class CoreRouter {
     return { ...none, alternates: [], policy, reason, ticket: null, prefill: null };
   }
 
-  /** Another router's decision, leased and claimed here (replica-seams.ts). */
-  record(ticket: string, route: RecordedRoute, now: number): RecordedClaim | null {
-    return this.#seams.record(ticket, route, now);
-  }
-
-  /** Another router's claim of a prompt for `originId`, without a lease (replica-seams.ts). */
-  adopt(originId: string, parent: number | null, run: readonly number[], now: number): boolean {
-    return this.#seams.adopt(originId, parent, run, now);
-  }
-
-  /** `originId` no longer holds the chunk named `hash` nor below it. */
-  drop(originId: string, hash: number): void {
-    this.#seams.drop(originId, hash);
-  }
-
-  /** `originId`'s capacity as another router learned it. */
-  adoptCapacity(originId: string, learned: LearnedCapacity): void {
-    this.#seams.adoptCapacity(originId, learned);
-  }
-
-  /** `originId`'s prefill speed as another router learned it (a replica takes its coordinator's). */
+  /**
+   * `originId`'s prefill speed as another router learned it, or a snapshot held it
+   * (replica-seams.ts `adoptSpeed`); on the router too, as holders and tests seed speeds so.
+   */
   adoptSpeed(originId: string, learned: LearnedSpeed, now: number): void {
-    this.#seams.adoptSpeed(originId, learned, now);
+    this.seams.adoptSpeed(originId, learned, now);
   }
 
   /** `originId`'s prefill speed as routing reads it (learned, else its prior); null if unknown. */
   prefillSpeed(originId: string): number | null {
-    const slot = this.#slots.slotOf(originId);
+    const slot = this.#parts.slots.slotOf(originId);
     return slot === undefined ? null : prefillSpeed(this.#parts, slot);
-  }
-
-  /** The `k` hottest shallow prefixes, hottest first. */
-  hottest(k: number, now: number): HotPrefix[] {
-    return this.#seams.hottest(k, now);
   }
 
   /** Each origin's load as this router reads it, in settings order, with its capacity. */
   loads(now: number): OriginLoad[] {
     ageSpeeds(this.#parts, now);
-    return this.#seams.loads(now);
+    return this.seams.loads(now);
   }
 
   /**
@@ -343,12 +297,12 @@ export class CoreRouter {
    */
   reroute(ticket: string, failure: FailureKind, next: string, now: number): number | null {
     const t = this.#legs.get(ticket);
-    const nextSlot = this.#slots.slotOf(next);
-    if (!t || nextSlot === undefined || this.#slots.at(nextSlot).settings.role === "prefill")
+    const nextSlot = this.#parts.slots.slotOf(next);
+    if (!t || nextSlot === undefined || this.#parts.slots.at(nextSlot).settings.role === "prefill")
       return null;
     const promptTokens = this.#legs.failDecode(ticket, t, failure, now);
     const { hashes } = t.claim;
-    this.#claims.match(hashes);
+    this.#parts.claims.match(hashes);
     return this.#legs.lease(ticket, hashes, nextSlot, promptTokens, null, now).matchedTokens;
   }
 
@@ -382,7 +336,7 @@ export class CoreRouter {
 
   /** Apply a batch of engine events for one origin. False if the origin is unknown. */
   ingest(originId: string, events: readonly EngineEvent[], now: number): boolean {
-    const slot = this.#slots.slotOf(originId);
+    const slot = this.#parts.slots.slotOf(originId);
     if (slot === undefined) return false;
     for (const event of events) applyEngineEvent(this.#parts, slot, event, now);
     return true;
@@ -425,15 +379,7 @@ export class CoreRouter {
 
   /** The index and what it needs to be read back (origin ids by slot, capacities, speeds). */
   snapshot(): Uint8Array {
-    const slots = this.#slots.order.map((slot) => ({
-      slot,
-      id: this.#slots.at(slot).settings.id,
-      ...this.#capacity.saved(slot),
-      speed: this.#speeds.saved(slot),
-    }));
-    const { chunkBytes } = this.#pool;
-    const bytesPerToken = this.#bytesPerToken.saved();
-    return encodeSnapshot({ chunkBytes, slots, bytesPerToken }, this.#claims.snapshot());
+    return snapshotOf(this.#parts);
   }
 
   /**
@@ -443,49 +389,36 @@ export class CoreRouter {
    */
   restore(bytes: Uint8Array): void {
     const { header, index } = decodeSnapshot(bytes);
-    if (header.chunkBytes !== this.#pool.chunkBytes) return;
-    if (header.bytesPerToken) this.#bytesPerToken.adopt(header.bytesPerToken);
-    this.#claims = new ClaimIndex(
+    if (header.chunkBytes !== this.#parts.pool.chunkBytes) return;
+    if (header.bytesPerToken) this.#parts.bytesPerToken.adopt(header.bytesPerToken);
+    this.#parts.claims = new ClaimIndex(
       this.tokensPerChunk,
-      this.#pool.indexMaxChunks,
-      this.#pool.indexFeed,
+      this.#parts.pool.indexMaxChunks,
+      this.#parts.pool.indexFeed,
       index,
     );
-    this.#board = new LoadBoard(boardOptions(this.#pool, usesActiveChunks(this.#pool)));
+    this.#parts.board = new LoadBoard(boardOptions(this.#parts.pool));
     this.#legs.clear();
-    this.#capacity.restore(header.slots);
-    for (const slot of this.#slots.restore(header.slots, this.#pool.origins)) this.#clear(slot);
+    this.#parts.capacity.restore(header.slots);
+    for (const slot of this.#parts.slots.restore(header.slots, this.#parts.pool.origins))
+      this.#clear(slot);
     this.#configureOrigins();
-    for (const { id, speed } of header.slots) if (speed) this.#seams.adoptSpeed(id, speed, 0);
+    for (const { id, speed } of header.slots) if (speed) this.seams.adoptSpeed(id, speed, 0);
   }
 
   stats(now: number): RouterStats {
     ageSpeeds(this.#parts, now);
-    const { chunks, nodes, ownerships, bytes } = this.#claims.stats();
-    return {
-      model: this.model,
-      policy: this.#policy.name,
-      bytesPerToken: this.#bytesPerToken.saved(),
-      origins: this.#slots.order.map((slot) => originStats(this.#parts, slot, now)),
-      index: { chunks, nodes, ownerships, bytes },
-      decisions: { total: this.#log.total, byReason: { ...this.#log.byReason } },
-      pd: { byReason: { ...this.#log.byPdReason }, prefillFailed: this.#legs.prefillFailed },
-      accuracy: { ...this.#capacity.accuracy },
-      failures: { ...this.#legs.failures },
-      shadows: this.#policy.shadowStats(),
-      hotPrefixes: this.#hot
-        .top(HOT_PREFIXES_SHOWN, now)
-        .map((prefix) => hotPrefixStats(this.#parts, prefix)),
-      outstanding: this.#legs.size,
-      recent: this.#log.recent(),
-    };
+    const parts = { model: this.model, policy: this.#policy, log: this.#log, legs: this.#legs };
+    return routerStats(this.#parts, { ...parts, hot: this.#hot }, now);
   }
 
   /** Test-only: throws if a part's or the index's invariants are broken. O(size). */
   checkInvariants(): void {
-    this.#claims.checkInvariants();
-    this.#slots.checkInvariants(this.#pool.origins);
+    this.#parts.claims.checkInvariants();
+    this.#parts.slots.checkInvariants(this.#parts.pool.origins);
     this.#legs.checkInvariants();
-    this.#capacity.checkInvariants(this.#slots.order, (slot) => this.#claims.capacityChunks(slot));
+    this.#parts.capacity.checkInvariants(this.#parts.slots.order, (slot) =>
+      this.#parts.claims.capacityChunks(slot),
+    );
   }
 }

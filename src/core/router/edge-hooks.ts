@@ -4,7 +4,7 @@
  * and nothing else changes: the replica supplies the load it read from its coordinator, the
  * seed that makes every replica break a request's ties alike, and the pick among the policy's
  * best candidates that keeps replicas reading one stale view from herding. Below them, the
- * shapes of the router's other edge methods (`record`, `loads`).
+ * shapes of the router's other edge methods (`record`, `claimOf`, `loads`).
  */
 import type { OriginLoadView } from "../load-board/load-board.ts";
 import type { Decision, PolicyContext } from "../policies/policy.ts";
@@ -26,7 +26,7 @@ export interface RecordedRoute {
   readonly parent: number | null;
   readonly run: readonly number[];
   readonly promptTokens: number;
-  /** The canonical prompt's bytes, when the edge sent them (router-types.ts `RouteRequest`). */
+  /** The canonical prompt's bytes, when the edge sent them (route-request.ts `RouteRequest`). */
   readonly promptBytes?: number | undefined;
   readonly reason: string;
 }
@@ -35,6 +35,14 @@ export interface RecordedClaim {
   readonly hashes: readonly number[];
   readonly heldChunks: number;
   readonly deepestChunks: number;
+}
+
+/** A live ticket's claim, as a coordinator logs taking it back (replica-seams.ts `claimOf`). */
+export interface LiveClaim {
+  readonly origin: string;
+  readonly hashes: ArrayLike<number>;
+  /** Chunks the origin held of the prompt before the claim. */
+  readonly heldChunks: number;
 }
 
 /** One origin's load as this router reads it, its capacity and speed (a coordinator's vector). */

@@ -3,14 +3,15 @@
  * the decision needs off the router's parts (each eligible prefill origin's match of the prompt
  * just matched, queued prefill work and speed; the decode origin's role and match) and hands it
  * to `decideDisaggregation` (disaggregation.ts), which stays pure. Reads only; the router leases
- * what it decided (ticket-legs.ts).
+ * what it decided (ticket-legs.ts). Also the views its failover reads (`servingAlone`).
  */
-import type { Slot } from "../origin-indexes.ts";
+import { asPosition, type Slot } from "../origin-indexes.ts";
+import type { OriginView } from "../policies/policy.ts";
 import type { Rng } from "../rng.ts";
+import type { RouteRequest } from "../route-request.ts";
 import { type Disaggregation, decideDisaggregation } from "./disaggregation.ts";
 import type { PrefillCandidate } from "./prefill-choice.ts";
 import { prefillSpeed, type RouterParts } from "./router-parts.ts";
-import type { RouteRequest } from "./router-types.ts";
 
 /** The P/D decision for a request whose decode origin is in `decodeSlot` (just matched). */
 export function disaggregate(
@@ -44,4 +45,21 @@ export function disaggregate(
     attentionTokens: pool.prefillAttentionTokens,
     rng,
   });
+}
+
+/**
+ * The views failover reads: a prefill origin the policy was offered (to serve this request
+ * whole) is no alternate, since `reroute` takes none; failover serves the client's bytes alone.
+ * For pools with prefill or decode origins (others have no prefill origin to hide).
+ */
+export function servingAlone(
+  parts: RouterParts,
+  views: readonly OriginView[],
+): readonly OriginView[] {
+  const { slots } = parts;
+  return views.map((view, i) =>
+    view.eligible && slots.at(slots.slotAt(asPosition(i))).settings.role === "prefill"
+      ? { ...view, eligible: false }
+      : view,
+  );
 }

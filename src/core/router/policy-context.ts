@@ -14,12 +14,12 @@ import type { OriginLoadView } from "../load-board/load-board.ts";
 import { asPosition } from "../origin-indexes.ts";
 import type { OriginView, PolicyContext } from "../policies/policy.ts";
 import type { Rng } from "../rng.ts";
+import type { RouteRequest } from "../route-request.ts";
 import type { OriginSettings } from "../settings/settings-schema.ts";
 import { wholeOnPrefill } from "./disaggregation.ts";
 import type { EdgeHooks } from "./edge-hooks.ts";
 import { originView } from "./origin-view.ts";
 import { tokensPerChunk as chunkTokens, prefillSpeed, type RouterParts } from "./router-parts.ts";
-import type { RouteRequest } from "./router-types.ts";
 
 export function policyContext(
   parts: RouterParts,

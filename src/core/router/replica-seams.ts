@@ -1,16 +1,21 @@
 /**
  * What edge coordination (src/core/edge) asks of a `CoreRouter` beyond the object's protocol:
  * a coordinator records each isolate's decisions (`record`: lease and claim as `route` does
- * after its policy, so `reroute`, `cancel` and `complete` work on them) and reads the pool's
- * load (`loads`); a replica adopts other isolates' claims (`adopt`, `drop`), its coordinator's
- * learned capacities and prefill speeds (`adoptCapacity`, `adoptSpeed`) and reads the hottest prefixes (`hottest`). The router
- * exposes each as a one-line method; the bodies live here, over the router's live parts.
+ * after its policy, so `reroute`, `cancel` and `complete` work on them), reads the pool's load
+ * (`loads`) and the hottest prefixes (`hottest`); a replica adopts other isolates' claims
+ * (`adopt`, `drop`) and its coordinator's learned capacities, prefill speeds and bytes per token
+ * (`adoptCapacity`, `adoptSpeed`, `adoptBytesPerToken`). A request pinned to its origin (a
+ * stored response's follow-up: core/responses/stored-route.ts) is leased with `record` too, in
+ * either mode. The router hands this narrower interface out as `router.seams`, so its own
+ * surface stays the protocol every holder drives; the bodies work over the router's live parts.
  */
+
+import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
 import type { LearnedCapacity } from "./capacity-learner.ts";
 import type { DecisionLog } from "./decision-log.ts";
-import type { OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
+import type { LiveClaim, OriginLoad, RecordedClaim, RecordedRoute } from "./edge-hooks.ts";
 import type { HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
-import { drainAtLearnedSpeeds, promptTokensOf, type RouterParts } from "./router-parts.ts";
+import { drainAtLearnedSpeeds, promptTokensOf, type RouterParts, retoken } from "./router-parts.ts";
 import type { LearnedSpeed } from "./speed-learner.ts";
 import type { TicketLegs } from "./ticket-legs.ts";
 
@@ -58,6 +63,17 @@ export class ReplicaSeams {
   }
 
   /**
+   * The live ticket's origin, its prompt's hashes and the chunks the origin held of it before
+   * the ticket claimed it (what taking the claim back leaves); null for an unknown ticket.
+   */
+  claimOf(ticket: string): LiveClaim | null {
+    const t = this.#legs.get(ticket);
+    if (!t) return null;
+    const { slot, hashes, matchedChunks } = t.claim;
+    return { origin: this.#parts.slots.at(slot).settings.id, hashes, heldChunks: matchedChunks };
+  }
+
+  /**
    * Another router claimed a prompt for `originId`: the path to the chunk `parent` names, then
    * `run`. No lease: the coordinator's load vector counts it. False when the origin is unknown
    * or no origin here holds `parent`.
@@ -88,6 +104,12 @@ export class ReplicaSeams {
     if (slot === undefined) return;
     this.#parts.speeds.adopt(slot, learned);
     drainAtLearnedSpeeds(this.#parts, now);
+  }
+
+  /** Take another router's learned bytes per token (a replica its coordinator's). */
+  adoptBytesPerToken(learned: LearnedBytesPerToken): void {
+    this.#parts.bytesPerToken.adopt(learned);
+    retoken(this.#parts);
   }
 
   /** The `k` hottest shallow prefixes (hot-prefixes.ts), hottest first. */

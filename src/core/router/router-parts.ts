@@ -3,18 +3,18 @@
  * settings, origin slots, the index, the load board, capacities, prefill speeds and the pool's
  * bytes per token. The router replaces the
  * settings on every change and the index and the board when a chunk size, budget or feed
- * changes or a snapshot is restored, so `RouterParts` is a view the router keeps current (its
- * getters read the router's fields): a module reads a part at each call and never keeps it.
+ * changes or a snapshot is restored, in the one object it hands out, so `RouterParts` is a view
+ * the router keeps current: a module reads a part at each call and never keeps it.
  */
 import { BYTES_PER_TOKEN } from "../chunk-hash.ts";
 import type { LoadBoard } from "../load-board/load-board.ts";
 import type { Slot } from "../origin-indexes.ts";
+import type { RouteRequest } from "../route-request.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import type { BytesPerTokenLearner } from "./bytes-per-token.ts";
 import type { CapacityLearner } from "./capacity-learner.ts";
 import type { ClaimIndex } from "./claim-index.ts";
 import type { OriginSlots } from "./origin-slots.ts";
-import type { RouteRequest } from "./router-types.ts";
 import type { SpeedLearner } from "./speed-learner.ts";
 
 export interface RouterParts {

@@ -5,6 +5,7 @@
  * The header is tiny beside the index, so JSON costs nothing and stays readable in a hex dump.
  */
 import type { LearnedBytesPerToken } from "./bytes-per-token.ts";
+import type { RouterParts } from "./router-parts.ts";
 import type { LearnedSpeed } from "./speed-learner.ts";
 
 const MAGIC = 0x5352454c; // "LERS" little-endian
@@ -25,6 +26,23 @@ export interface SnapshotHeader {
   slots: SnapshotSlot[];
   /** The pool's learned bytes per token (bytes-per-token.ts); absent in older snapshots. */
   bytesPerToken?: LearnedBytesPerToken;
+}
+
+/** A router's snapshot: its index and what reads it back (origin ids by slot, what it learned). */
+export function snapshotOf(parts: RouterParts): Uint8Array {
+  const { slots, capacity, speeds, pool, bytesPerToken, claims } = parts;
+  const saved = slots.order.map((slot) => ({
+    slot,
+    id: slots.at(slot).settings.id,
+    ...capacity.saved(slot),
+    speed: speeds.saved(slot),
+  }));
+  const header = {
+    chunkBytes: pool.chunkBytes,
+    slots: saved,
+    bytesPerToken: bytesPerToken.saved(),
+  };
+  return encodeSnapshot(header, claims.snapshot());
 }
 
 export function encodeSnapshot(header: SnapshotHeader, index: Uint8Array): Uint8Array {

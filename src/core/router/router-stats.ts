@@ -6,9 +6,45 @@
  * prompt overwrites).
  */
 import type { Slot } from "../origin-indexes.ts";
-import type { HotPrefix } from "./hot-prefixes.ts";
+import type { DecisionLog } from "./decision-log.ts";
+import type { HotPrefix, HotPrefixes } from "./hot-prefixes.ts";
+import type { PoolPolicy } from "./pool-policy.ts";
 import { priorSpeed, type RouterParts, tokensPerChunk } from "./router-parts.ts";
-import type { HotPrefixStats, OriginStats } from "./router-types.ts";
+import type { HotPrefixStats, OriginStats, RouterStats } from "./router-types.ts";
+import type { TicketLegs } from "./ticket-legs.ts";
+
+/** Hot prefixes listed by `stats`. */
+const HOT_PREFIXES_SHOWN = 10;
+
+/** What the router keeps beside its parts that `stats` reads. */
+export interface StatsSources {
+  readonly model: string;
+  readonly policy: PoolPolicy;
+  readonly log: DecisionLog;
+  readonly legs: TicketLegs;
+  readonly hot: HotPrefixes;
+}
+
+/** `CoreRouter.stats`: every figure, read off the parts and the router's books. */
+export function routerStats(parts: RouterParts, from: StatsSources, now: number): RouterStats {
+  const { model, policy, log, legs, hot } = from;
+  const { chunks, nodes, ownerships, bytes } = parts.claims.stats();
+  return {
+    model,
+    policy: policy.name,
+    bytesPerToken: parts.bytesPerToken.saved(),
+    origins: parts.slots.order.map((slot) => originStats(parts, slot, now)),
+    index: { chunks, nodes, ownerships, bytes },
+    decisions: { total: log.total, byReason: { ...log.byReason } },
+    pd: { byReason: { ...log.byPdReason }, prefillFailed: legs.prefillFailed },
+    accuracy: { ...parts.capacity.accuracy },
+    failures: { ...legs.failures },
+    shadows: policy.shadowStats(),
+    hotPrefixes: hot.top(HOT_PREFIXES_SHOWN, now).map((prefix) => hotPrefixStats(parts, prefix)),
+    outstanding: legs.size,
+    recent: log.recent(),
+  };
+}
 
 /**
  * The origin in `slot`: settings, load, its prefill speed (learned, and the prior), what the

@@ -15,7 +15,7 @@
  * Evictions are reported merged per origin, ascending by origin.
  */
 
-import type { Eviction } from "../radix-index/radix-index.ts";
+import type { Eviction } from "../radix-index/evict.ts";
 
 interface Held {
   key: number;

@@ -8,7 +8,7 @@
  */
 
 import fc from "fast-check";
-import type { Eviction } from "../radix-index/radix-index.ts";
+import type { Eviction } from "../radix-index/evict.ts";
 
 export type Op =
   | { kind: "insert"; path: number; origin: number; now: number }

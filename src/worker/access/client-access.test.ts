@@ -1,6 +1,6 @@
 /** What admission is told of a keyed request (client-access.ts, `routeClient`). */
 import { describe, expect, it } from "vitest";
-import type { Priority } from "../../core/router/router-types.ts";
+import type { Priority } from "../../core/route-request.ts";
 import { routeClient } from "./client-access.ts";
 import type { ClientKeyRecord } from "./key-record.ts";
 

@@ -17,7 +17,7 @@
  * Keys and enforcement come from this isolate's cache over KV (key-cache.ts), refreshed after
  * `SETTINGS_CACHE_MS`: no KV read on most requests, and no object call on any.
  */
-import type { Priority, RouteClient } from "../../core/router/router-types.ts";
+import type { Priority, RouteClient } from "../../core/route-request.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { ApiError } from "../errors/api-error.ts";
 import { settingsTtl } from "../settings/settings-cache.ts";

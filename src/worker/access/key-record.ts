@@ -5,7 +5,7 @@
  * the key) and the view operators see (`publicKey`: the record without its hash).
  */
 import { z } from "zod";
-import type { Priority } from "../../core/router/router-types.ts";
+import type { Priority } from "../../core/route-request.ts";
 import { modelName } from "../../core/settings/model-name.ts";
 import type { SettingsError } from "../../core/settings/parse-settings.ts";
 

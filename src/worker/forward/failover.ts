@@ -9,7 +9,7 @@
  * later try is the client's request, served alone: `reroute` ends the prefill leg.
  */
 import type { OriginSettings, PoolSettings } from "../../core/settings/settings-schema.ts";
-import type { Routed } from "../edge-routing/route-request.ts";
+import type { Routed } from "../coordination/shared/routed.ts";
 import type { RequestRecord } from "../request-record/request-record.ts";
 import { type AttemptRequest, type AttemptResult, attempt } from "./attempt.ts";
 import type { Usage } from "./usage-scanner.ts";

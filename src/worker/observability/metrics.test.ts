@@ -2,7 +2,7 @@
 import { env } from "cloudflare:workers";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { RouterObject } from "../pool-object/router-object.ts";
+import { RouterObject } from "../objects/router-object.ts";
 import { CACHED_TOKENS } from "../test/fixture.ts";
 import {
   call,

@@ -6,7 +6,7 @@
  * An edge pool with several coordinators shows each one's samples under a `coordinator` label.
  */
 import type { OriginStats, RouterStats } from "../../core/router/router-types.ts";
-import type { ObjectState } from "../pool-object/rpc-types.ts";
+import type { ObjectState } from "../objects/rpc-types.ts";
 import { REQUEST_OUTCOMES } from "../request-record/request-report.ts";
 import type { Labels, MetricFamily, MetricsWriter } from "./exposition.ts";
 import { families as F } from "./metric-families.ts";

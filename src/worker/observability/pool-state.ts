@@ -1,23 +1,20 @@
 /**
  * @module
  * A pool's state as operators see it (`/admin/state`, `/metrics`, the dashboard): the object's
- * router stats and metrics (an edge pool's: each coordinator's, the first that has state standing
- * for the pool on the dashboard, and this isolate's replica), this isolate's settings status and fallback router. Origin URLs are
- * shown without credentials or query strings: those may hold keys. An object that does not
- * answer within OBJECT_TIMEOUT_MS is reported as such (`objectError`), never as an error of the
- * whole page, so one stuck pool cannot hide the others.
+ * router stats and metrics (an edge pool's: each coordinator's, the first that has state
+ * standing for the pool on the dashboard, and this isolate's replica), as the pool's front
+ * (coordination/front.ts) gives them, and this isolate's settings status and fallback router
+ * (the isolate's, whatever the pool's mode now). Origin URLs are shown without credentials or
+ * query strings: those may hold keys. An object that does not answer within OBJECT_TIMEOUT_MS
+ * is reported as such (`objectError`), never as an error of the whole page, so one stuck pool
+ * cannot hide the others.
  */
-import type { AdmissionStats } from "../../core/admission/admission.ts";
-import type { ReplicaCounters } from "../../core/edge/edge-replica.ts";
 import type { RouterStats } from "../../core/router/router-types.ts";
-import { coordinatorStub } from "../coordinator-object/edge-stubs.ts";
-import type { CoordinatorState } from "../coordinator-object/rpc-types.ts";
-import { replicaRegistry } from "../edge-mode/replica-registry.ts";
-import { fallbackRouters } from "../edge-routing/fallback-routers.ts";
-import { poolStub } from "../edge-routing/pool-stub.ts";
-import { withDeadline } from "../edge-routing/with-deadline.ts";
+import { frontFor, type ReplicaState } from "../coordination/front.ts";
+import { fallbackRouters } from "../coordination/object/fallback-routers.ts";
 import { ApiError } from "../errors/api-error.ts";
-import type { ObjectState } from "../pool-object/rpc-types.ts";
+import type { CoordinatorState } from "../objects/edge-rpc-types.ts";
+import type { ObjectState } from "../objects/rpc-types.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
 import {
   currentSettings,
@@ -40,17 +37,6 @@ export interface PoolState {
   coordinators?: (CoordinatorState | null)[];
   /** Edge pools: this isolate's replica, if it has routed for the pool. */
   replica?: ReplicaState | null;
-}
-
-export interface ReplicaState {
-  isolate: string;
-  group: number;
-  degraded: boolean;
-  viewAgeMs: number | null;
-  waiting: { records: number; dropped: number };
-  counters: ReplicaCounters;
-  /** This isolate's admission for the pool: waiting, admitted, shed, left. */
-  admission: AdmissionStats;
 }
 
 /** scheme://host/path only: credentials and query strings may carry keys. */
@@ -76,56 +62,20 @@ export async function poolState(
   const pool = settings.pool(model);
   if (!pool) return null;
   const ref = { model, pool, version: settings.version(model) };
-  let object: ObjectState | null = null;
-  let objectError: string | null = null;
-  const edge = pool.coordination === "edge";
-  let coordinators: (CoordinatorState | null)[] = [];
-  try {
-    if (edge) {
-      const groups = Array.from({ length: pool.edge.coordinators }, (_, g) => g);
-      coordinators = await withDeadline(
-        Promise.all(
-          groups.map(async (g) => {
-            const state = await coordinatorStub(env, model, pool, g).state();
-            return state && { ...state, router: redactStats(state.router) };
-          }),
-        ),
-        OBJECT_TIMEOUT_MS,
-      );
-      object = coordinators.find((c) => c !== null) ?? null;
-    } else {
-      const state = (await withDeadline(
-        poolStub(env, ref).state(),
-        OBJECT_TIMEOUT_MS,
-      )) as ObjectState | null;
-      object = state && { ...state, router: redactStats(state.router) };
-    }
-  } catch (error) {
-    objectError = error instanceof Error ? error.name : "error";
-  }
+  const { object, objectError, edge } = await frontFor(env, ref).state(OBJECT_TIMEOUT_MS);
   const fallback = fallbackRouters.stats(model, Date.now());
   return {
     model,
     settings: { ...settingsCache.status(), version: ref.version },
-    object,
+    object: object && { ...object, router: redactStats(object.router) },
     objectError,
     fallback: fallback && redactStats(fallback),
-    ...(edge ? { coordinators, replica: replicaState(model, Date.now()) } : {}),
-  };
-}
-
-function replicaState(model: string, now: number): ReplicaState | null {
-  const held = replicaRegistry.peek(model);
-  if (!held) return null;
-  const { replica } = held;
-  return {
-    isolate: replica.isolate,
-    group: held.group,
-    degraded: replica.degraded,
-    viewAgeMs: replica.viewAgeMs(now),
-    waiting: replica.waiting,
-    counters: { ...replica.counters },
-    admission: held.admission.stats(now),
+    ...(edge
+      ? {
+          coordinators: edge.coordinators.map((c) => c && { ...c, router: redactStats(c.router) }),
+          replica: edge.replica,
+        }
+      : {}),
   };
 }
 

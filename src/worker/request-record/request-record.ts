@@ -7,7 +7,9 @@
  * duration, error); it never holds prompt text, origin URLs, headers or secrets (docs/api.md
  * lists its fields).
  */
-import type { Priority, RouteDecision } from "../../core/router/router-types.ts";
+
+import type { Priority } from "../../core/route-request.ts";
+import type { RouteDecision } from "../../core/router/router-types.ts";
 import type { Coordination } from "../../core/settings/edge-settings.ts";
 import type {
   FailedAttempt,
@@ -58,7 +60,7 @@ export interface RequestLogLine {
   prefillCachedTokens: number | null;
 }
 
-/** A decision and how it was reached (edge-routing's `Routed` is one). */
+/** A decision and how it was reached (coordination's `Routed` is one). */
 export interface DecidedBy {
   readonly decision: RouteDecision;
   readonly objectMs: number | null;

@@ -2,7 +2,7 @@
  * Which settings a call to a pool's Durable Object was made under. Every call that depends on
  * settings carries the caller's `PoolVersion`; the object answers `null` when it needs the
  * pool's settings first (fresh object, or newer settings), and the Worker then pushes them with
- * `applySettings` and calls again (edge-routing/pool-stub.ts). So settings written with
+ * `applySettings` and calls again (objects/pool-stub.ts). So settings written with
  * `wrangler kv` reach every object without a redeploy, and the hot path never clones settings.
  */
 

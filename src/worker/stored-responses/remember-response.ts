@@ -6,7 +6,7 @@
  * response's follow-up will get `previous_response_not_found`, and the client can resend the
  * whole conversation.
  */
-import { type PoolRef, poolStub } from "../edge-routing/pool-stub.ts";
+import { type PoolRef, poolStub } from "../objects/pool-stub.ts";
 
 export function rememberResponse(
   env: Env,

@@ -6,8 +6,8 @@
  */
 import type { PromptKey } from "../../../core/prompt/prompt-key.ts";
 import type { CredentialOf } from "../../access/client-access.ts";
-import type { PoolRef } from "../../edge-routing/pool-stub.ts";
 import type { Answered } from "../../forward/failover.ts";
+import type { PoolRef } from "../../objects/pool-stub.ts";
 import type { LlmApiName } from "../../request-record/request-report.ts";
 
 /** The routing fields every API's validated body has. */

@@ -4,24 +4,23 @@
  * the body's structural budget and JSON, then the handler: the API validates its routing
  * fields, the key if the model's pool needs one and it was not checked yet, check the key may
  * use the model, find the pool, hash the prompt here at the edge, spend the key's prompt-token
- * budget, ask the pool's object (or the fallback) for a decision, or in an edge-coordinated
- * pool decide with this isolate's replica, forward the original bytes (a disaggregated
- * request: two legs, src/worker/pd/). What differs between APIs is the `LlmApi` it is given.
+ * budget, ask the pool's front for a decision (coordination/front.ts: the pool's object or the
+ * fallback, or in an edge-coordinated pool this isolate's replica), forward the original bytes
+ * (a disaggregated request: two legs, src/worker/pd/). What differs between APIs is the
+ * `LlmApi` it is given.
  */
 import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
-import type { Priority } from "../../../core/router/router-types.ts";
+import type { Priority } from "../../../core/route-request.ts";
 import { checkModel, keyFor, routeClient, spendPromptTokens } from "../../access/client-access.ts";
-import type { ColoProperties } from "../../coordinator-object/colo-group.ts";
-import { routeAtEdge } from "../../edge-mode/route-at-edge.ts";
-import { routeRequest } from "../../edge-routing/route-request.ts";
+import { frontFor } from "../../coordination/front.ts";
 import { invalidRequest, modelNotFound } from "../../errors/api-error.ts";
 import type { Answered } from "../../forward/failover.ts";
 import { forward } from "../../forward/forward.ts";
 import { checkForwardedHeaders } from "../../forward/origin-request.ts";
+import type { ColoProperties } from "../../objects/colo-group.ts";
 import { disaggregate } from "../../pd/disaggregate.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
-import { routeStoredResponse } from "../../stored-responses/route-stored.ts";
 import { checkJsonBudget } from "../../validation/llm-request.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 import { limitBody, tooLarge } from "../middleware/body-limit.ts";
@@ -126,18 +125,14 @@ export function llmHandler<Body extends RoutingFields>(
     // request, in the object or in this isolate, under a name the router makes (`waiter`: its
     // client's abort signal, to leave the queue by).
     const waiter = { signal: c.req.raw.signal };
-    const cf = c.req.raw.cf as ColoProperties | undefined;
+    const front = frontFor(c.env, ref);
+    const options = { ctx: c.executionCtx, cf: c.req.raw.cf as ColoProperties | undefined, waiter };
     // A Responses follow-up goes where its stored response lives (stored-responses/).
     const continues = api.continues?.(body);
     const routed =
       continues !== undefined
-        ? await routeStoredResponse(c.env, c.executionCtx, ref, continues, routeInput, cf)
-        : pool.coordination === "edge"
-          ? await routeAtEdge(c.env, c.executionCtx, ref, routeInput, {
-              cf,
-              waiter,
-            })
-          : await routeRequest(c.env, c.executionCtx, ref, routeInput, waiter);
+        ? await front.routeStored(continues, routeInput, options)
+        : await front.route(routeInput, options);
     record.decided(routed);
     const input = {
       env: c.env,

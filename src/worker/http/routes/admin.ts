@@ -12,10 +12,9 @@
  */
 import { Hono } from "hono";
 import { formatSettingsErrors, parseSettings } from "../../../core/settings/parse-settings.ts";
-import { coordinatorStub, rootStub } from "../../coordinator-object/edge-stubs.ts";
-import { type PoolRef, poolStub } from "../../edge-routing/pool-stub.ts";
-import { withDeadline } from "../../edge-routing/with-deadline.ts";
+import { frontFor } from "../../coordination/front.ts";
 import { ApiError, modelNotFound } from "../../errors/api-error.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
 import { OBJECT_TIMEOUT_MS, poolState, poolStates } from "../../observability/pool-state.ts";
 import { missingSecrets } from "../../settings/check-secrets.ts";
 import {
@@ -72,32 +71,16 @@ async function putSettings(env: Env, text: string, input: unknown): Promise<PutR
     Object.entries(parsed.value.pools).map(async ([model, pool]) => {
       const ref = { model, pool, version: loaded.version(model) };
       try {
-        await withDeadline(pushSettings(env, ref), OBJECT_TIMEOUT_MS);
+        await withDeadline(frontFor(env, ref).pushSettings(), OBJECT_TIMEOUT_MS);
         return [model, "applied"] as const;
       } catch (error) {
-        // The object takes them on its next request instead (see pool-object/rpc-types.ts).
+        // The object takes them on its next request instead (see objects/rpc-types.ts).
         console.warn(`settings push to ${model} failed: ${String(error)}`);
         return [model, "pending"] as const;
       }
     }),
   );
   return { revision, pools: Object.fromEntries(pushed) };
-}
-
-/** The pool's objects take its settings: its object, or an edge pool's coordinators and root. */
-async function pushSettings(env: Env, ref: PoolRef): Promise<void> {
-  const { model, pool, version } = ref;
-  if (pool.coordination !== "edge") {
-    await poolStub(env, ref).applySettings(model, pool, version);
-    return;
-  }
-  const groups = Array.from({ length: pool.edge.coordinators }, (_, g) => g);
-  await Promise.all([
-    rootStub(env, model, pool).applySettings(model, pool, version),
-    ...groups.map((g) =>
-      coordinatorStub(env, model, pool, g).applySettings(model, pool, version, g),
-    ),
-  ]);
 }
 
 export const adminRoutes = new Hono<AppEnv>()

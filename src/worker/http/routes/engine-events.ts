@@ -13,11 +13,10 @@ import { Hono } from "hono";
 import type { z } from "zod";
 import { BATCH_AHEAD_MS, BATCH_WINDOW_MS, engineEventBatch } from "../../../core/engine-events.ts";
 import { formatSettingsErrors } from "../../../core/settings/parse-settings.ts";
-import { ingestOnRoot } from "../../coordinator-object/edge-stubs.ts";
-import { ingestOnObject, poolStub } from "../../edge-routing/pool-stub.ts";
-import { withDeadline } from "../../edge-routing/with-deadline.ts";
+import { frontFor } from "../../coordination/front.ts";
 import { ApiError, invalidRequest } from "../../errors/api-error.ts";
-import type { IngestOutcome } from "../../pool-object/rpc-types.ts";
+import type { IngestOutcome } from "../../objects/rpc-types.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
 import { limitBody } from "../middleware/body-limit.ts";
@@ -57,12 +56,7 @@ export const engineEventsRoutes = new Hono<AppEnv>().post(
       models.map(async (model) => {
         const ref = { model, pool: settings.pool(model)!, version: settings.version(model) };
         try {
-          return await withDeadline(
-            ref.pool.coordination === "edge"
-              ? ingestOnRoot(c.env, ref, batch)
-              : ingestOnObject(poolStub(c.env, ref), ref, batch),
-            INGEST_TIMEOUT_MS,
-          );
+          return await withDeadline(frontFor(c.env, ref).ingest(batch), INGEST_TIMEOUT_MS);
         } catch (error) {
           console.warn(`engine events for ${model}: ${String(error)}`);
           throw new ApiError(
@@ -112,7 +106,7 @@ function lastApplied(outcomes: readonly IngestOutcome[]): number | null {
 /**
  * Refuses (400 naming `at`) a batch made too long ago (`BATCH_WINDOW_MS`) or too far ahead of
  * the router's clock (`BATCH_AHEAD_MS`: clock skew and no more, so that a batch made ahead
- * cannot hold off the origin's later ones; core/router/batch-ledger.ts).
+ * cannot hold off the origin's later ones; core/batch-ledger.ts).
  */
 function checkAt(at: number, now: number): void {
   if (now - at > BATCH_WINDOW_MS) {

@@ -401,7 +401,9 @@ async function expectSafe(res: Response, req: Hostile): Promise<void> {
 
 /** The router's forwarding headers for a request to https://router.test with these headers. */
 function routerForwarding(sent: Headers): Record<string, string> {
-  const address = sent.get("cf-connecting-ip");
+  // Repeated headers are joined with ", " and the joined value is trimmed in transit, so two
+  // empty `cf-connecting-ip` headers reach the Worker as "," (seed -2093080809 found it).
+  const address = sent.get("cf-connecting-ip")?.trim() ?? null;
   return {
     ...(address === null ? {} : { "x-forwarded-for": address }),
     "x-forwarded-proto": "https",

@@ -9,12 +9,12 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
-import { ReplicaRegistry } from "../../edge-mode/replica-registry.ts";
+import { ReplicaRegistry } from "../../coordination/edge/replica-registry.ts";
+import { routeStoredAtEdge } from "../../coordination/edge/route-stored-at-edge.ts";
+import { frontFor } from "../../coordination/front.ts";
 import { ApiError } from "../../errors/api-error.ts";
 import { pdRole } from "../../pd/test-pools.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
-import { routeStoredResponse } from "../../stored-responses/route-stored.ts";
-import { routeStoredAtEdge } from "../../stored-responses/route-stored-at-edge.ts";
 import {
   call,
   engineBatch,
@@ -239,9 +239,9 @@ describe("when the pool's object cannot answer", () => {
       const r = await ref(model);
       const key = promptKey({ model, input: "x" }, r.pool.chunkBytes, "responses");
       const ctx = createExecutionContext();
-      const failed = await routeStoredResponse(broken, ctx, r, "resp_x", key, undefined).catch(
-        (e: unknown) => e,
-      );
+      const failed = await frontFor(broken, r)
+        .routeStored("resp_x", key, { ctx, cf: undefined })
+        .catch((e: unknown) => e);
       await waitOnExecutionContext(ctx);
       expect(failed).toBeInstanceOf(ApiError);
       expect(failed).toMatchObject({ status: 503, code: "stored_response_unavailable" });

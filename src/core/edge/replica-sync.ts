@@ -1,0 +1,249 @@
+/**
+ * An edge replica's side of the sync protocol (docs/architecture.md, "Scale: two coordination
+ * modes"): its queue of records, when it syncs, the batch it sends, what an answer changes in
+ * its router, and which of its decisions wait to be announced. Routing is edge-replica.ts's;
+ * this module never decides where a request goes.
+ *
+ * - Records: each route, reroute, end and cancel the replica makes is queued (record-buffer.ts)
+ *   with the load it put on its origin, so the overlay can count the records not yet answered.
+ * - Sync: `nextSyncAt` says when the replica wants to sync: at once when cold; when
+ *   `flushRecords` records wait or the oldest has waited `flushMs`; and every `flushMs` for
+ *   `warmMs` after a request even with nothing to report, so the view is fresh when the next
+ *   request comes. The Worker calls `startSync` from a live request's `waitUntil` (timers run
+ *   there for up to 30 s), sends the request, and hands back `onAnswer` or `onFailure`.
+ *   One sync is in flight at a time.
+ * - Answer: a bootstrap (restore from the summary) or nothing, then the coordinator's claims,
+ *   drops and resets in order (its own again: delta-log.ts; a claim whose parent this index
+ *   lacks is counted and skipped), then the pool's bytes per token and each origin's learned
+ *   capacity and speed. The load vector, rate and hot prefixes are the routing side's.
+ * - Announced first (announce.ts): a long prefill's record is synced soon (`flushMs` / 2
+ *   after the last sync), and the request starts (`startAt`) `flushMs` after the answer, so
+ *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
+ * - Degraded (the last sync failed): records wait (bounded) and go when the coordinator answers
+ *   again; retries back off from `flushMs`, doubling, to at most 2 s.
+ */
+import type { CoreRouter } from "../router/core-router.ts";
+import type { PoolSettings } from "../settings/settings-schema.ts";
+import type { SignedEffect } from "./load-overlay.ts";
+import { RecordBuffer } from "./record-buffer.ts";
+import type { SyncAnswer, SyncRequest, UpRecord, ViewVersion } from "./sync-protocol.ts";
+
+/** What a replica counts of its syncs and its view (for stats and the simulator). */
+export interface ReplicaCounters {
+  syncs: number;
+  answers: number;
+  failures: number;
+  bootstraps: number;
+  duplicates: number;
+  /** Records sent, retries included. */
+  recordsSent: number;
+  /** Records put in a batch, once each. */
+  recordsBatched: number;
+  claimsApplied: number;
+  /** Claims whose parent this index did not hold (the path unknown here). */
+  claimsUnplaced: number;
+  drops: number;
+  resets: number;
+}
+
+/** Longest wait between retries while the coordinator does not answer. */
+const RETRY_MAX_MS = 2000;
+
+export class ReplicaSync {
+  readonly #isolate: string;
+  readonly #pool: () => PoolSettings;
+  readonly #buffer: RecordBuffer;
+  #since: ViewVersion | null = null;
+  #syncing = false;
+  /**
+   * Long prefills announced before they start: queued (the record waits for a sync), sent (in
+   * the batch in flight), or the time its answer came.
+   */
+  readonly #announcing = new Map<string, "queued" | "sent" | number>();
+  /** Round trips of answered syncs, exponentially weighted (1/8 per answer, as TCP's SRTT). */
+  #rttMs = 0;
+  #failedInRow = 0;
+  #lastRequestAt = Number.NEGATIVE_INFINITY;
+  #lastSyncAt = Number.NEGATIVE_INFINITY;
+  readonly counters: ReplicaCounters = {
+    syncs: 0,
+    answers: 0,
+    failures: 0,
+    bootstraps: 0,
+    duplicates: 0,
+    recordsSent: 0,
+    recordsBatched: 0,
+    claimsApplied: 0,
+    claimsUnplaced: 0,
+    drops: 0,
+    resets: 0,
+  };
+
+  /** `pool` reads the replica's current settings (they change with `applySettings`). */
+  constructor(isolate: string, pool: () => PoolSettings) {
+    this.#isolate = isolate;
+    this.#pool = pool;
+    this.#buffer = new RecordBuffer(pool().edge.bufferMaxRecords);
+  }
+
+  /** The last sync failed: the replica routes on its own view until one succeeds. */
+  get degraded(): boolean {
+    return this.#failedInRow > 0;
+  }
+
+  /** The coordinator has answered once at least (the replica has a view to announce against). */
+  get answered(): boolean {
+    return this.#since !== null;
+  }
+
+  /** Round trip of answered syncs, smoothed. */
+  get rttMs(): number {
+    return this.#rttMs;
+  }
+
+  /** Records waiting to be sent (not counting the batch in flight), and those dropped. */
+  get waiting(): { records: number; dropped: number } {
+    return { records: this.#buffer.size, dropped: this.#buffer.dropped };
+  }
+
+  /** The effects of the records not yet answered (the overlay's base after an answer). */
+  waitingEffects(): Iterable<SignedEffect> {
+    return this.#buffer.waitingEffects();
+  }
+
+  /** A request arrived: the replica stays warm for `warmMs` after it. */
+  requested(now: number): void {
+    this.#lastRequestAt = now;
+  }
+
+  /** Queue a record with the load it changed; `announced` holds its request until announced. */
+  push(record: UpRecord, effects: SignedEffect[], now: number, announced = false): void {
+    if (announced && record.t === "route") this.#announcing.set(record.ticket, "queued");
+    this.#buffer.push(record, effects, now);
+  }
+
+  /** Queue the end of a request (merged into its route record when that is still waiting). */
+  end(record: UpRecord & { t: "end" }, effects: SignedEffect[], now: number): void {
+    this.#buffer.end(record, effects, now);
+  }
+
+  /**
+   * When request `ticket` may start (its origin fetch): now, or, for a long prefill announced
+   * first, `flushMs` after the answer to the sync that carried its record (null until then).
+   */
+  startAt(ticket: string, now: number): number | null {
+    const state = this.#announcing.get(ticket);
+    if (state === undefined) return now;
+    if (typeof state !== "number") return null;
+    return Math.max(now, state + this.#pool().edge.flushMs);
+  }
+
+  /** The request ended or was given up: it no longer waits for an announcement. */
+  forget(ticket: string): void {
+    this.#announcing.delete(ticket);
+  }
+
+  /**
+   * When this replica wants to sync next (at or before `now`: at once), or null. `urgent`: the
+   * view is too old to route on (the replica's `syncFirst`).
+   */
+  nextSyncAt(now: number, urgent: boolean): number | null {
+    if (this.#syncing) return null;
+    const { flushRecords, flushMs, warmMs } = this.#pool().edge;
+    // After failures, back off (x2 each, at most RETRY_MAX_MS) so an outage is not hammered,
+    // whatever makes the sync due (cold-retry.test.ts).
+    const failed = this.#failedInRow;
+    const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
+    const earliest = this.#lastSyncAt + backoff;
+    // Cold, a view too old to route on (syncFirst), or a batch full: at once.
+    if (this.#since === null || urgent || this.#buffer.size >= flushRecords) {
+      return Math.max(now, earliest);
+    }
+    const due: number[] = [];
+    // A long prefill waits for its announcement: sync soon, but at most twice per flushMs.
+    if (this.#waitingAnnouncement()) due.push(this.#lastSyncAt + flushMs / 2);
+    const oldest = this.#buffer.oldestAt;
+    if (oldest !== null) due.push(oldest + flushMs);
+    if (this.#buffer.inFlight) due.push(this.#lastSyncAt + flushMs);
+    const warm = this.#lastSyncAt + flushMs;
+    if (warm <= this.#lastRequestAt + warmMs) due.push(warm);
+    if (due.length === 0) return null;
+    return Math.max(Math.min(...due), earliest);
+  }
+
+  /** The sync to send now (a retry resends the unacknowledged batch); null while one is out. */
+  startSync(now: number): SyncRequest | null {
+    if (this.#syncing) return null;
+    this.#syncing = true;
+    this.#lastSyncAt = now;
+    this.counters.syncs++;
+    const retry = this.#buffer.inFlight !== null;
+    const batch = this.#buffer.batch();
+    if (batch) this.counters.recordsSent += batch.records.length;
+    if (batch && !retry) {
+      this.counters.recordsBatched += batch.records.length;
+      for (const [ticket, state] of this.#announcing) {
+        if (state === "queued") this.#announcing.set(ticket, "sent");
+      }
+    }
+    return { isolate: this.#isolate, batch, since: this.#since };
+  }
+
+  /**
+   * The coordinator answered the sync in flight: the batch is acknowledged, and the answer's
+   * index records, bytes per token, capacities and speeds go into `router`.
+   */
+  onAnswer(answer: SyncAnswer, now: number, router: CoreRouter): void {
+    this.#syncing = false;
+    this.#failedInRow = 0;
+    const rtt = Math.max(0, now - this.#lastSyncAt);
+    this.#rttMs = this.counters.answers === 0 ? rtt : this.#rttMs + (rtt - this.#rttMs) / 8;
+    this.#buffer.acknowledge();
+    for (const [ticket, state] of this.#announcing) {
+      if (state === "sent") this.#announcing.set(ticket, now);
+    }
+    const c = this.counters;
+    c.answers++;
+    if (answer.duplicate) c.duplicates++;
+    if (answer.bootstrap) {
+      router.restore(answer.bootstrap);
+      c.bootstraps++;
+    }
+    const seams = router.seams;
+    for (const r of answer.records) {
+      if (r.t === "claim") {
+        if (seams.adopt(r.origin, r.parent, r.run, now)) c.claimsApplied++;
+        else c.claimsUnplaced++;
+      } else if (r.t === "drop") {
+        if (r.parent !== null) seams.adopt(r.origin, r.parent, [], now);
+        seams.drop(r.origin, r.from);
+        c.drops++;
+      } else {
+        router.ingest(r.origin, [{ type: "cache-reset" }], now);
+        c.resets++;
+      }
+    }
+    this.#since = { epoch: answer.epoch, version: answer.version };
+    // An older coordinator (a deploy rolling out) sends neither: what was read before stands.
+    if (answer.bytesPerToken) seams.adoptBytesPerToken(answer.bytesPerToken);
+    for (const e of answer.load) {
+      seams.adoptCapacity(e.id, e.capacity);
+      if (e.speed) seams.adoptSpeed(e.id, e.speed, now);
+    }
+  }
+
+  /** The sync in flight failed (no answer in time, or an error): degraded until one succeeds. */
+  onFailure(): void {
+    this.#syncing = false;
+    this.#failedInRow++;
+    this.counters.failures++;
+    // Degraded: nothing is announced; what waited starts now.
+    for (const ticket of this.#announcing.keys()) this.#announcing.set(ticket, -Infinity);
+  }
+
+  /** A decision waits for a sync to announce it. */
+  #waitingAnnouncement(): boolean {
+    for (const state of this.#announcing.values()) if (state === "queued") return true;
+    return false;
+  }
+}

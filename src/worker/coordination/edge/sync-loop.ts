@@ -1,0 +1,182 @@
+/**
+ * @module
+ * When and how an isolate's replica syncs with its coordinator (docs/architecture.md, "The
+ * Worker's edge path"). Workers run no timers between requests and an RPC stub dies with the
+ * request that made it, so syncs run inside live requests' `waitUntil` (which lives up to 30 s
+ * after the response):
+ *
+ * - `pump` is called by every routed request and every reported end. It starts a loop in this
+ *   request's `waitUntil` unless one is running that started less than HANDOVER_MS ago and
+ *   wakes in time for what is due now. So the loop lives in a recent request (the newest,
+ *   longest-lived context), and a burst of requests starts one loop, not one each.
+ * - The loop asks the replica when it wants to sync (`nextSyncAt`: at once when cold, at
+ *   `edge.flushRecords` records or `edge.flushMs` after the oldest, every `flushMs` for
+ *   `edge.warmMs` after a request), sleeps until then, and syncs; it ends when nothing is due,
+ *   when a newer loop took over, or LOOP_MAX_MS after it started (inside the 30 s).
+ * - One sync: `startSync` (the batch, or the unacknowledged one again), the reports bound to
+ *   that batch (report-batches.ts), one RPC `sync` to the group's coordinator with a new stub,
+ *   within the pool's `routeTimeoutMs`. An answer is applied (`onAnswer`); an error or no
+ *   answer in time is a failure (`onFailure`): the replica keeps routing on its own view and
+ *   its records wait, bounded, for the next sync (degraded mode). A sync whose request died
+ *   under it (its promise never settles) is declared failed by the next loop after the
+ *   deadline plus ABANDON_GRACE_MS; its late answer, if any, is ignored, and the batch goes
+ *   again under the same id, which the coordinator applies once.
+ * - Announced first: a long prefill's request waits (`announced`) for the sync that carries its
+ *   record and `flushMs` after its answer (`EdgeReplica.startAt`, core/edge/announce.ts), within
+ *   the pool's `routeTimeoutMs`; a failed sync lets it go at once.
+ * - Cold or idle: an isolate's first request for a pool waits for the bootstrap (`syncWithin`
+ *   the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
+ *   the first request after the isolate idled past `warmMs` with a view older than
+ *   `maxStalenessMs`; not while the coordinator is known not to answer (route-at-edge.ts).
+ * - A request that waits for a sync waits on a timer of its own as well (`syncWithin`): the
+ *   sync in flight may be another request's, whose promise never settles once that request
+ *   died (workerd drops a dead request's continuations), and without the timer the waiting
+ *   request hung for good.
+ */
+import type { SyncAnswer, SyncRequest } from "../../../core/edge/sync-protocol.ts";
+import type { SyncCall } from "../../objects/edge-rpc-types.ts";
+import { coordinatorStub } from "../../objects/edge-stubs.ts";
+import { withSettings } from "../../objects/settings-first.ts";
+import { withDeadline } from "../../objects/with-deadline.ts";
+import type { EdgePool, SyncLoop } from "./replica-registry.ts";
+
+/** A request newer than this loop's takes the loop over. */
+export const HANDOVER_MS = 10_000;
+/** A loop ends this long after it started, within `waitUntil`'s 30 s after the response. */
+export const LOOP_MAX_MS = 25_000;
+/** A sync silent this long past its deadline was lost with its request. */
+const ABANDON_GRACE_MS = 1000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Make sure a loop will run what `pool`'s replica wants synced (see the module comment). */
+export function pump(
+  pool: EdgePool,
+  env: Env,
+  ctx: Pick<ExecutionContext, "waitUntil">,
+  now: number,
+): void {
+  const running = pool.loop;
+  if (running && now - running.startedAt < HANDOVER_MS) {
+    const due = pool.replica.nextSyncAt(now);
+    if (due === null || running.wakeAt === null || due >= running.wakeAt) return;
+  }
+  const loop: SyncLoop = { startedAt: now, wakeAt: null };
+  pool.loop = loop;
+  ctx.waitUntil(run(pool, env, loop));
+}
+
+async function run(pool: EdgePool, env: Env, loop: SyncLoop): Promise<void> {
+  while (pool.loop === loop) {
+    const now = Date.now();
+    if (now - loop.startedAt > LOOP_MAX_MS) break;
+    const deadline = pool.ref.pool.routeTimeoutMs;
+    const inFlight = pool.inFlight;
+    if (inFlight) {
+      // Another loop's sync: wait for it, unless its request died with it.
+      const silent = now - inFlight.startedAt;
+      if (silent <= deadline + ABANDON_GRACE_MS) {
+        await sleep(Math.min(pool.ref.pool.edge.flushMs, deadline + ABANDON_GRACE_MS - silent));
+        continue;
+      }
+      pool.inFlight = null;
+      pool.replica.onFailure(now);
+    }
+    const due = pool.replica.nextSyncAt(now);
+    if (due === null) break;
+    if (due > now) {
+      loop.wakeAt = due;
+      await sleep(due - now);
+      loop.wakeAt = null;
+      continue;
+    }
+    await syncOnce(pool, env);
+  }
+  if (pool.loop === loop) pool.loop = null;
+}
+
+/**
+ * Wait until request `ticket` may start its origin fetch (`EdgeReplica.startAt`): at once but
+ * for a long prefill, which is announced first (see the module comment). Bounded by the pool's
+ * `routeTimeoutMs`.
+ */
+export async function announced(pool: EdgePool, env: Env, ticket: string): Promise<void> {
+  const deadline = Date.now() + pool.ref.pool.routeTimeoutMs;
+  for (;;) {
+    const now = Date.now();
+    const at = pool.replica.startAt(ticket, now);
+    if ((at !== null && at <= now) || now >= deadline) return;
+    // Its record waits: send it (or wait for the sync in flight, then send it).
+    if (at === null) await Promise.all([syncWithin(pool, env, deadline), sleep(1)]);
+    else await sleep(Math.min(at, deadline) - now);
+  }
+}
+
+/**
+ * One sync of `pool`'s replica with its coordinator, now; while one is in flight already, that
+ * one (whoever sent it) is waited for instead.
+ */
+export function syncOnce(pool: EdgePool, env: Env): Promise<void> {
+  const request = pool.replica.startSync(Date.now());
+  if (!request) return pool.inFlight?.done ?? Promise.resolve();
+  const token = {};
+  const done = exchange(pool, env, request, token);
+  pool.inFlight = { token, startedAt: Date.now(), done };
+  return done;
+}
+
+/**
+ * `syncOnce`, waited for until `deadline` (ms) at most: the sync in flight may be another
+ * request's, which never settles if that request died; this request's own timer always fires.
+ */
+export async function syncWithin(pool: EdgePool, env: Env, deadline: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const due = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+  });
+  await Promise.race([syncOnce(pool, env), due]);
+  clearTimeout(timer);
+}
+
+async function exchange(
+  pool: EdgePool,
+  env: Env,
+  request: SyncRequest,
+  token: object,
+): Promise<void> {
+  const { replica, reports, ref, group } = pool;
+  const call: SyncCall = {
+    version: ref.version,
+    request,
+    reports: reports.forBatch(request.batch?.id ?? null),
+  };
+  let answer: SyncAnswer | null = null;
+  try {
+    answer = await withDeadline(syncOnCoordinator(env, pool, call), ref.pool.routeTimeoutMs);
+  } catch (error) {
+    if (pool.inFlight?.token === token) {
+      console.warn(`edge ${ref.model}: sync with coordinator ${group} failed: ${error}`);
+    }
+  }
+  if (pool.inFlight?.token !== token) return;
+  pool.inFlight = null;
+  if (answer) {
+    replica.onAnswer(answer, Date.now());
+    reports.acknowledge();
+    // The pool's load as the coordinator saw it: held requests may fit now.
+    pool.admission.pump(Date.now());
+  } else {
+    replica.onFailure(Date.now());
+  }
+}
+
+/** The sync RPC, bringing the coordinator the pool's settings first if it asks for them. */
+async function syncOnCoordinator(env: Env, pool: EdgePool, call: SyncCall): Promise<SyncAnswer> {
+  const { ref, group } = pool;
+  const stub = coordinatorStub(env, ref.model, ref.pool, group);
+  return withSettings(
+    () => stub.sync(call),
+    () => stub.applySettings(ref.model, ref.pool, ref.version, group),
+    `coordinator ${group} of ${ref.model}`,
+  );
+}
