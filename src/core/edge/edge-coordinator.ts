@@ -88,7 +88,10 @@ interface EngineSeen {
 
 export class EdgeCoordinator {
   readonly id: string;
-  readonly epoch: string;
+  /** The object's life, given at construction. */
+  readonly #life: string;
+  /** Delta logs replaced in this life (each starts a new epoch: versions restart with it). */
+  #logs = 0;
   #pool: PoolSettings;
   readonly #router: CoreRouter;
   #log: DeltaLog;
@@ -111,7 +114,7 @@ export class EdgeCoordinator {
 
   constructor(pool: PoolSettings, options: EdgeCoordinatorOptions) {
     this.id = options.id;
-    this.epoch = options.epoch;
+    this.#life = options.epoch;
     this.#pool = pool;
     this.#router = new CoreRouter(edgeIndexPool(pool), {
       model: options.model,
@@ -124,6 +127,14 @@ export class EdgeCoordinator {
     return this.#router;
   }
 
+  /**
+   * What a replica's version is counted in: the object's life, and within it the delta log
+   * (a log replaced by `applySettings` restarts its versions, so it is a new epoch).
+   */
+  get epoch(): string {
+    return this.#logs === 0 ? this.#life : `${this.#life}.${this.#logs}`;
+  }
+
   /** Records logged so far in this epoch. */
   get version(): number {
     return this.#log.version;
@@ -131,8 +142,11 @@ export class EdgeCoordinator {
 
   applySettings(pool: PoolSettings): void {
     if (pool.edge.logMaxRecords !== this.#pool.edge.logMaxRecords) {
-      // Replicas behind the new log get a bootstrap: nothing they hold is named wrongly.
+      // The new log's versions restart at 0: under the old epoch a replica's version would name
+      // the new log's records and skip what it missed. A new epoch makes every replica
+      // bootstrap once (issue 23, defect B).
       this.#log = new DeltaLog(pool.edge.logMaxRecords);
+      this.#logs++;
       this.#summary = null;
     }
     this.#pool = pool;

@@ -399,3 +399,24 @@ describe("edge coordination", () => {
     expect(a.promptTokens({ ...turn(1, 0), promptBytes: 4096 })).toBe(1024);
   });
 });
+
+describe("edge coordination: issue 23 defects", () => {
+  it("defect B: a lagging replica's match is right after logMaxRecords changes (a new log is a new epoch)", () => {
+    const { isolates, coordinator, sync } = cluster(2, { logMaxRecords: 1000 });
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    const first = a.route(turn(1, 0), 10);
+    a.complete(first.ticket as string, { ok: true }, 20);
+    sync(a, 30);
+    // The log is replaced: versions restart, so b's version would name the new log's records.
+    coordinator.applySettings(pool({ logMaxRecords: 2000 }));
+    a.route(turn(2, 0), 40);
+    sync(a, 50);
+    const answer = sync(b, 60);
+    expect(answer?.bootstrap).not.toBeNull();
+    const next = b.route(turn(1, 1), 70);
+    expect(next.origin).toBe(first.origin);
+    expect(next.matchedTokens).toBe(turn(1, 0).promptTokens);
+  });
+});
