@@ -401,6 +401,30 @@ describe("edge coordination", () => {
 });
 
 describe("edge coordination: issue 23 defects", () => {
+  it("defect A: two replicas with one isolate id: the second's records are dropped as duplicates", () => {
+    // What a 32-bit id risked (replica-registry.test.ts checks the Worker now draws 128 bits).
+    const p = pool();
+    const coordinator = new EdgeCoordinator(p, { model: "m", epoch: "e1", id: "c0" });
+    const [a, b] = [0, 1].map(() => new EdgeReplica(p, { model: "m", isolate: "same" })) as [
+      EdgeReplica,
+      EdgeReplica,
+    ];
+    const syncOf = (r: EdgeReplica, now: number) => {
+      const request = r.startSync(now);
+      if (!request) throw new Error("no sync");
+      const answer = coordinator.sync(structuredClone(request), now);
+      r.onAnswer(structuredClone(answer), now);
+      return answer;
+    };
+    a.route(turn(1, 0), 0);
+    a.route(turn(2, 0), 1);
+    syncOf(a, 10);
+    b.route(turn(3, 0), 20);
+    expect(syncOf(b, 30).duplicate).toBe(true);
+    expect(coordinator.router.outstanding).toBe(2);
+    expect(coordinator.counters.recordsApplied).toBe(2);
+  });
+
   it("defect B: a lagging replica's match is right after logMaxRecords changes (a new log is a new epoch)", () => {
     const { isolates, coordinator, sync } = cluster(2, { logMaxRecords: 1000 });
     const [a, b] = isolates as [EdgeReplica, EdgeReplica];
