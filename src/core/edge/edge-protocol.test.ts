@@ -6,6 +6,7 @@ import type { PoolSettingsInput } from "../settings/settings-schema.ts";
 import { indexReader } from "../test-support/held-by.ts";
 import { EdgeCoordinator } from "./edge-coordinator.ts";
 import { EdgeReplica } from "./edge-replica.ts";
+import { downRecordBytes } from "./record-bytes.ts";
 import type { SyncAnswer } from "./sync-protocol.ts";
 
 const ORIGINS = ["a", "b", "c", "d"];
@@ -442,5 +443,31 @@ describe("edge coordination: issue 23 defects", () => {
     const next = b.route(turn(1, 1), 70);
     expect(next.origin).toBe(first.origin);
     expect(next.matchedTokens).toBe(turn(1, 0).promptTokens);
+  });
+
+  it("defect E: an answer carries at most answerMaxBytes of records, and a lagging replica catches up", () => {
+    const { isolates, coordinator, sync } = cluster(2, { answerMaxBytes: 16_384 });
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    for (let c = 0; c < 400; c++) a.route(turn(c, 0), 10);
+    sync(a, 20);
+    let now = 30;
+    let answers = 0;
+    // b lagged by 400 claims (about 70 KB): it asks again at once until it has them all.
+    do {
+      const answer = sync(b, now) as SyncAnswer;
+      const bytes = answer.records.reduce((n, r) => n + downRecordBytes(r), 0);
+      expect(bytes).toBeLessThanOrEqual(16_384);
+      answers++;
+      now++;
+    } while (b.nextSyncAt(now) === now && answers < 100);
+    expect(answers).toBeGreaterThan(1);
+    // Every answer to b but its last was cut (and a's own, which carried its 400 claims back).
+    expect(coordinator.counters.capped).toBe(answers);
+    const truth = indexReader(coordinator.router);
+    const read = indexReader(b.router);
+    for (let c = 0; c < 400; c++)
+      expect(read(turn(c, 0).chunkHashes)).toEqual(truth(turn(c, 0).chunkHashes));
   });
 });
