@@ -470,4 +470,30 @@ describe("edge coordination: issue 23 defects", () => {
     for (let c = 0; c < 400; c++)
       expect(read(turn(c, 0).chunkHashes)).toEqual(truth(turn(c, 0).chunkHashes));
   });
+
+  it("defect D: a full buffer drops route records before end records, so no lease outlives its request", () => {
+    const { isolates, coordinator, sync } = cluster(1, { bufferMaxRecords: 100 });
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    const sent = Array.from({ length: 50 }, (_, c) => a.route(turn(c, 0), 10).ticket as string);
+    sync(a, 20);
+    expect(coordinator.router.outstanding).toBe(50);
+    // The coordinator stops answering: the 50 ends wait, then 200 more requests come, half of
+    // them still running when it answers again.
+    for (const ticket of sent) a.complete(ticket, { ok: true }, 30);
+    const later = Array.from({ length: 200 }, (_, c) => a.route(turn(100 + c, 0), 40));
+    for (const d of later.slice(0, 100)) a.complete(d.ticket as string, { ok: true }, 50);
+    expect(a.waiting.records).toBeLessThanOrEqual(100);
+    expect(a.waiting.dropped).toBeGreaterThan(0);
+    for (let now = 60; a.waiting.records > 0 || a.nextSyncAt(now) === now; now += 10) {
+      sync(a, now);
+      if (now > 1000) break;
+    }
+    // Every request that ended is released at the coordinator; the running ones still count
+    // at most once each, and their ends (routes never sent) are not sent either.
+    expect(coordinator.router.outstanding).toBeLessThanOrEqual(100);
+    for (const d of later.slice(100)) a.complete(d.ticket as string, { ok: true }, 2000);
+    sync(a, 2010);
+    expect(coordinator.router.outstanding).toBe(0);
+  });
 });

@@ -104,9 +104,10 @@ export class ReplicaSync {
     return this.#rttMs;
   }
 
-  /** Records waiting to be sent (not counting the batch in flight), and those dropped. */
-  get waiting(): { records: number; dropped: number } {
-    return { records: this.#buffer.size, dropped: this.#buffer.dropped };
+  /** Records waiting to be sent (not counting the batch in flight), those dropped, ends among them. */
+  get waiting(): { records: number; dropped: number; droppedEnds: number } {
+    const b = this.#buffer;
+    return { records: b.size, dropped: b.dropped, droppedEnds: b.droppedReleases };
   }
 
   /** The effects of the records not yet answered (the overlay's base after an answer). */
