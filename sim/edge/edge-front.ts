@@ -21,6 +21,7 @@
 import { EdgeCoordinator } from "../../src/core/edge/edge-coordinator.ts";
 import { EdgeReplica } from "../../src/core/edge/edge-replica.ts";
 import { EdgeRoot } from "../../src/core/edge/edge-root.ts";
+import { ISOLATE_ID_CHARS } from "../../src/core/edge/isolate-id.ts";
 import type { SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
 import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
@@ -114,7 +115,8 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
       outage !== null && t >= outage.fromMs && t < outage.fromMs + outage.durationMs;
     replicas = Array.from(
       { length: topology.options.isolates },
-      (_, k) => new EdgeReplica(pool, { model, isolate: `iso${k}` }),
+      // As long as a Worker's ids (isolate-id.ts), so bytes up count what a Worker sends.
+      (_, k) => new EdgeReplica(pool, { model, isolate: `iso${k}`.padEnd(ISOLATE_ID_CHARS, "_") }),
     );
     coordinators = Array.from(
       { length: topology.groups },

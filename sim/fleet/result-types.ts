@@ -68,9 +68,16 @@ export interface PolicyResult {
   ttftCdfMs: number[];
   /**
    * Requests running or waiting at each origin, and requests waiting for admission over the
-   * whole fleet, averaged over each bucket of report ticks.
+   * whole fleet, averaged over each bucket of report ticks; per bucket of arrival time, the
+   * requests that arrived in it and their mean TTFT (0 where none arrived).
    */
-  timeline: { bucketMs: number; outstanding: number[][]; waiting: number[] };
+  timeline: {
+    bucketMs: number;
+    outstanding: number[][];
+    waiting: number[];
+    arrivals: number[];
+    ttftByArrivalMs: number[];
+  };
   /** A P/D fleet's figures; null for an aggregated fleet. */
   pd: PdResult | null;
 }

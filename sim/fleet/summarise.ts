@@ -123,8 +123,30 @@ export function summarise(r: Replay): PolicyResult {
       bucketMs: round(r.timeline.bucketMs, 1),
       outstanding: r.timeline.series(),
       waiting: r.timeline.waiting(),
+      ...byArrival(served, r.timeline.bucketMs),
     },
     pd: r.pd && pdResult(r.pd, n),
+  };
+}
+
+/** Per bucket of arrival time: the requests that arrived in it and their mean TTFT (0 where
+ * none arrived), the series `bench:capacity`'s keep-up rule fits (a backlog shows as a rising
+ * wait per request, a rising arrival rate at steady service does not). */
+function byArrival(
+  served: readonly EngineRequest[],
+  bucketMs: number,
+): { arrivals: number[]; ttftByArrivalMs: number[] } {
+  const arrivals: number[] = [];
+  const sums: number[] = [];
+  for (const q of served) {
+    const b = Math.floor(q.arrivalMs / bucketMs);
+    arrivals[b] = (arrivals[b] ?? 0) + 1;
+    sums[b] = (sums[b] ?? 0) + (q.firstTokenMs - q.arrivalMs);
+  }
+  const counts = Array.from(arrivals, (n) => n ?? 0);
+  return {
+    arrivals: counts,
+    ttftByArrivalMs: counts.map((n, b) => (n > 0 ? round((sums[b] as number) / n, 1) : 0)),
   };
 }
 

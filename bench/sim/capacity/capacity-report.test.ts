@@ -16,7 +16,7 @@ function probe(offeredRps: number, p90: number, pass: boolean): ProbeRecord {
     verdict: {
       objectiveMet: pass,
       keepsUp: true,
-      inSystem: { mean: 40, rise: 0, se: 1 },
+      ttftTrend: { mean: 800, rise: 0, se: 1 },
       backlog: { mean: 10, rise: 0, se: 1, growing: false },
       pass,
     },

@@ -37,9 +37,10 @@ export function capacityHeader(r: CapacityResult): string[] {
   return [
     `${r.trace} | ${r.origins} origins | ${fleet} | ${r.requests.toLocaleString("en-US")} ` +
       `requests | arrivals ${r.arrivals} | seeds ${seeds.join(", ")}${split}${windows}`,
-    `objective ${o.quantile} TTFT <= ${int(o.ms)} ms | keeps up: requests in system rise by <= ` +
-      `${round((1 - r.keepUpRatio) * 100, 1)}% of the second half's arrivals (beyond 2 standard ` +
-      `errors), backlog not growing | ` +
+    `objective ${o.quantile} TTFT <= ${int(o.ms)} ms | keeps up: TTFT by arrival time rises by ` +
+      `<= ${round(((1 - r.keepUpRatio) / r.keepUpRatio) * 100, 1)}% of the second half's ` +
+      `duration (beyond 2 standard errors; a rise in requests in system that follows the ` +
+      `arrival rate is no backlog), backlog not growing | ` +
       `resolution ${r.resolution * 100}%`,
     `load 1 = ${first?.loadOneRps ?? 0} req/s | oracle hit rate ${first?.oracleHitRate ?? 0} | ` +
       `fleet oracle ${first?.fleetOracleHitRate ?? 0}${seeds.length > 1 ? " (first seed)" : ""}`,

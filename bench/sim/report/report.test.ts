@@ -40,6 +40,8 @@ function policy(name: string, hitRate: number, mean: number, p99: number): Polic
         [0, 1, 0],
       ],
       waiting: [0, 1, 0],
+      arrivals: [2, 3, 0],
+      ttftByArrivalMs: [40, 55, 0],
     },
     pd: null,
   };

@@ -6,8 +6,11 @@
  * of operations, so replicas that sync converge to the coordinator's index even where a claim
  * and another isolate's drop of the same prefix crossed. Only the last `capacity` records are
  * kept: a replica further behind, or from another epoch, gets a bootstrap instead
- * (edge-coordinator.ts). A ring buffer: O(1) per record, O(records returned) per read.
+ * (edge-coordinator.ts). A read returns at most a byte budget's worth (`edge.answerMaxBytes`):
+ * a reader far behind catches up over several reads. A ring buffer: O(1) per record,
+ * O(records returned) per read.
  */
+import { downRecordBytes } from "./record-bytes.ts";
 import type { DownRecord } from "./sync-protocol.ts";
 
 export class DeltaLog {
@@ -40,11 +43,19 @@ export class DeltaLog {
     return Number.isInteger(version) && version >= this.oldest && version <= this.#version;
   }
 
-  /** The records after `version`, which the log must cover. */
-  after(version: number): DownRecord[] {
+  /**
+   * The records after `version`, which the log must cover, in order, as many as fit in
+   * `maxBytes` (`downRecordBytes` each; at least one, so a reader always moves on): the reader
+   * then holds version `version + records.length` and asks again for the rest.
+   */
+  after(version: number, maxBytes = Number.POSITIVE_INFINITY): DownRecord[] {
     const out: DownRecord[] = [];
+    let bytes = 0;
     for (let v = version + 1; v <= this.#version; v++) {
-      out.push(this.#records[v % this.#capacity] as DownRecord);
+      const record = this.#records[v % this.#capacity] as DownRecord;
+      bytes += downRecordBytes(record);
+      if (bytes > maxBytes && out.length > 0) break;
+      out.push(record);
     }
     return out;
   }

@@ -13,7 +13,8 @@
  *    origin held before it; a reroute, an end before the first byte and a cancel log a drop of
  *    what the claim added, as the router's live ticket holds it (`seams.claimOf`: no ticket
  *    map beside the router's). An end carries the engine's cached tokens, which teach capacity.
- * 2. The answer: the records after the replica's version, its own included (delta-log.ts), or a
+ * 2. The answer: the records after the replica's version (at most `edge.answerMaxBytes` of
+ *    them: past that, `more` and the replica asks again), its own included (delta-log.ts), or a
  *    bootstrap when it has no view, holds one from another epoch (this coordinator restarted:
  *    versions restarted with it, so an old version would name other records) or is behind the
  *    log; then the load vector (this group's leases plus the other groups' from the root), each
@@ -71,6 +72,8 @@ export interface CoordinatorCounters {
   bootstraps: number;
   recordsApplied: number;
   recordsSent: number;
+  /** Answers cut at `edge.answerMaxBytes` of records (the replica asked again for the rest). */
+  capped: number;
   /** Route records whose parent this index lacked: leased, not claimed. */
   unanchored: number;
 }
@@ -88,7 +91,10 @@ interface EngineSeen {
 
 export class EdgeCoordinator {
   readonly id: string;
-  readonly epoch: string;
+  /** The object's life, given at construction. */
+  readonly #life: string;
+  /** Delta logs replaced in this life (each starts a new epoch: versions restart with it). */
+  #logs = 0;
   #pool: PoolSettings;
   readonly #router: CoreRouter;
   #log: DeltaLog;
@@ -106,12 +112,13 @@ export class EdgeCoordinator {
     bootstraps: 0,
     recordsApplied: 0,
     recordsSent: 0,
+    capped: 0,
     unanchored: 0,
   };
 
   constructor(pool: PoolSettings, options: EdgeCoordinatorOptions) {
     this.id = options.id;
-    this.epoch = options.epoch;
+    this.#life = options.epoch;
     this.#pool = pool;
     this.#router = new CoreRouter(edgeIndexPool(pool), {
       model: options.model,
@@ -124,6 +131,14 @@ export class EdgeCoordinator {
     return this.#router;
   }
 
+  /**
+   * What a replica's version is counted in: the object's life, and within it the delta log
+   * (a log replaced by `applySettings` restarts its versions, so it is a new epoch).
+   */
+  get epoch(): string {
+    return this.#logs === 0 ? this.#life : `${this.#life}.${this.#logs}`;
+  }
+
   /** Records logged so far in this epoch. */
   get version(): number {
     return this.#log.version;
@@ -131,8 +146,11 @@ export class EdgeCoordinator {
 
   applySettings(pool: PoolSettings): void {
     if (pool.edge.logMaxRecords !== this.#pool.edge.logMaxRecords) {
-      // Replicas behind the new log get a bootstrap: nothing they hold is named wrongly.
+      // The new log's versions restart at 0: under the old epoch a replica's version would name
+      // the new log's records and skip what it missed. A new epoch makes every replica
+      // bootstrap once (issue 23, defect B).
       this.#log = new DeltaLog(pool.edge.logMaxRecords);
+      this.#logs++;
       this.#summary = null;
     }
     this.#pool = pool;
@@ -156,19 +174,26 @@ export class EdgeCoordinator {
       }
     }
     let bootstrap: Uint8Array | null = null;
-    let records: DownRecord[];
+    let from: number;
     if (since !== null && since.epoch === this.epoch && this.#log.covers(since.version)) {
-      records = this.#log.after(since.version);
+      from = since.version;
     } else {
       const summary = this.#summaryAt(now);
       bootstrap = summary.bytes;
-      records = this.#log.after(summary.version);
+      from = summary.version;
       c.bootstraps++;
     }
+    // At most answerMaxBytes of records: a replica further behind gets the oldest and asks
+    // again at once for the rest (`more`), rather than one answer of megabytes after a blip.
+    const records: DownRecord[] = this.#log.after(from, this.#pool.edge.answerMaxBytes);
+    const version = from + records.length;
+    const more = version < this.#log.version;
+    if (more) c.capped++;
     c.recordsSent += records.length;
     return {
       epoch: this.epoch,
-      version: this.#log.version,
+      version,
+      more,
       duplicate,
       bootstrap,
       records,

@@ -1,7 +1,8 @@
 /**
  * Property tests of edge coordination: any interleaving of routes, ends (success, failure
  * before the first byte, broken stream), reroutes, cancels and syncs over several replicas and
- * one coordinator, with answers lost at random (the replica then retries its batch).
+ * one coordinator, with answers lost at random (the replica then retries its batch) and the
+ * coordinator's settings changed mid-run (a new `logMaxRecords` replaces its delta log).
  * - Exactly once: the coordinator applies every record the replicas batched, once, however
  *   many answers were lost; when every request has ended, nothing is outstanding anywhere.
  * - Convergence: once every replica has synced after the last record, each replica's index
@@ -40,7 +41,8 @@ type Op =
   | { op: "reroute"; r: number; k: number; next: number }
   | { op: "cancel"; r: number; k: number }
   | { op: "sync"; r: number; lose: boolean }
-  | { op: "tick"; ms: number };
+  | { op: "tick"; ms: number }
+  | { op: "settings"; logMaxRecords: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -89,15 +91,24 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("tick" as const), ms: fc.nat(3000) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("settings" as const),
+      logMaxRecords: fc.constantFrom(1000, 2000),
+    }),
+  },
 );
 
 function setup(policy: string, edge: PoolSettingsInput["edge"]) {
-  const pool = parsePool({
-    origins: IDS.map((id) => ({ id, url: `http://${id}.test` })),
-    policy: policyOf(policy as "cost"),
-    coordination: "edge",
-    edge: { chunkStride: 1, ...edge },
-  });
+  const poolWith = (more: PoolSettingsInput["edge"]) =>
+    parsePool({
+      origins: IDS.map((id) => ({ id, url: `http://${id}.test` })),
+      policy: policyOf(policy as "cost"),
+      coordination: "edge",
+      edge: { chunkStride: 1, ...edge, ...more },
+    });
+  const pool = poolWith({});
   const coordinator = new EdgeCoordinator(pool, { model: "m", epoch: "e", id: "c" });
   const replicas = Array.from(
     { length: REPLICAS },
@@ -117,6 +128,10 @@ function setup(policy: string, edge: PoolSettingsInput["edge"]) {
     now += 1;
     if (op.op === "tick") {
       now += op.ms;
+      return;
+    }
+    if (op.op === "settings") {
+      coordinator.applySettings(poolWith({ logMaxRecords: op.logMaxRecords }));
       return;
     }
     const r = replicas[op.r] as EdgeReplica;

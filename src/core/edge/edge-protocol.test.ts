@@ -6,6 +6,7 @@ import type { PoolSettingsInput } from "../settings/settings-schema.ts";
 import { indexReader } from "../test-support/held-by.ts";
 import { EdgeCoordinator } from "./edge-coordinator.ts";
 import { EdgeReplica } from "./edge-replica.ts";
+import { downRecordBytes } from "./record-bytes.ts";
 import type { SyncAnswer } from "./sync-protocol.ts";
 
 const ORIGINS = ["a", "b", "c", "d"];
@@ -397,5 +398,102 @@ describe("edge coordination", () => {
     a.onAnswer(answer(200, true), 200);
     expect(speeds()).toEqual(before);
     expect(a.promptTokens({ ...turn(1, 0), promptBytes: 4096 })).toBe(1024);
+  });
+});
+
+describe("edge coordination: issue 23 defects", () => {
+  it("defect A: two replicas with one isolate id: the second's records are dropped as duplicates", () => {
+    // What a 32-bit id risked (replica-registry.test.ts checks the Worker now draws 128 bits).
+    const p = pool();
+    const coordinator = new EdgeCoordinator(p, { model: "m", epoch: "e1", id: "c0" });
+    const [a, b] = [0, 1].map(() => new EdgeReplica(p, { model: "m", isolate: "same" })) as [
+      EdgeReplica,
+      EdgeReplica,
+    ];
+    const syncOf = (r: EdgeReplica, now: number) => {
+      const request = r.startSync(now);
+      if (!request) throw new Error("no sync");
+      const answer = coordinator.sync(structuredClone(request), now);
+      r.onAnswer(structuredClone(answer), now);
+      return answer;
+    };
+    a.route(turn(1, 0), 0);
+    a.route(turn(2, 0), 1);
+    syncOf(a, 10);
+    b.route(turn(3, 0), 20);
+    expect(syncOf(b, 30).duplicate).toBe(true);
+    expect(coordinator.router.outstanding).toBe(2);
+    expect(coordinator.counters.recordsApplied).toBe(2);
+  });
+
+  it("defect B: a lagging replica's match is right after logMaxRecords changes (a new log is a new epoch)", () => {
+    const { isolates, coordinator, sync } = cluster(2, { logMaxRecords: 1000 });
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    const first = a.route(turn(1, 0), 10);
+    a.complete(first.ticket as string, { ok: true }, 20);
+    sync(a, 30);
+    // The log is replaced: versions restart, so b's version would name the new log's records.
+    coordinator.applySettings(pool({ logMaxRecords: 2000 }));
+    a.route(turn(2, 0), 40);
+    sync(a, 50);
+    const answer = sync(b, 60);
+    expect(answer?.bootstrap).not.toBeNull();
+    const next = b.route(turn(1, 1), 70);
+    expect(next.origin).toBe(first.origin);
+    expect(next.matchedTokens).toBe(turn(1, 0).promptTokens);
+  });
+
+  it("defect E: an answer carries at most answerMaxBytes of records, and a lagging replica catches up", () => {
+    const { isolates, coordinator, sync } = cluster(2, { answerMaxBytes: 16_384 });
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    for (let c = 0; c < 400; c++) a.route(turn(c, 0), 10);
+    sync(a, 20);
+    let now = 30;
+    let answers = 0;
+    // b lagged by 400 claims (about 70 KB): it asks again at once until it has them all.
+    do {
+      const answer = sync(b, now) as SyncAnswer;
+      const bytes = answer.records.reduce((n, r) => n + downRecordBytes(r), 0);
+      expect(bytes).toBeLessThanOrEqual(16_384);
+      answers++;
+      now++;
+    } while (b.nextSyncAt(now) === now && answers < 100);
+    expect(answers).toBeGreaterThan(1);
+    // Every answer to b but its last was cut (and a's own, which carried its 400 claims back).
+    expect(coordinator.counters.capped).toBe(answers);
+    const truth = indexReader(coordinator.router);
+    const read = indexReader(b.router);
+    for (let c = 0; c < 400; c++)
+      expect(read(turn(c, 0).chunkHashes)).toEqual(truth(turn(c, 0).chunkHashes));
+  });
+
+  it("defect D: a full buffer drops route records before end records, so no lease outlives its request", () => {
+    const { isolates, coordinator, sync } = cluster(1, { bufferMaxRecords: 100 });
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    const sent = Array.from({ length: 50 }, (_, c) => a.route(turn(c, 0), 10).ticket as string);
+    sync(a, 20);
+    expect(coordinator.router.outstanding).toBe(50);
+    // The coordinator stops answering: the 50 ends wait, then 200 more requests come, half of
+    // them still running when it answers again.
+    for (const ticket of sent) a.complete(ticket, { ok: true }, 30);
+    const later = Array.from({ length: 200 }, (_, c) => a.route(turn(100 + c, 0), 40));
+    for (const d of later.slice(0, 100)) a.complete(d.ticket as string, { ok: true }, 50);
+    expect(a.waiting.records).toBeLessThanOrEqual(100);
+    expect(a.waiting.dropped).toBeGreaterThan(0);
+    for (let now = 60; a.waiting.records > 0 || a.nextSyncAt(now) === now; now += 10) {
+      sync(a, now);
+      if (now > 1000) break;
+    }
+    // Every request that ended is released at the coordinator; the running ones still count
+    // at most once each, and their ends (routes never sent) are not sent either.
+    expect(coordinator.router.outstanding).toBeLessThanOrEqual(100);
+    for (const d of later.slice(100)) a.complete(d.ticket as string, { ok: true }, 2000);
+    sync(a, 2010);
+    expect(coordinator.router.outstanding).toBe(0);
   });
 });

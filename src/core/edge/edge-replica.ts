@@ -142,8 +142,11 @@ export class EdgeReplica {
     return at === null ? null : now - at;
   }
 
-  /** Records waiting to be sent (not counting the batch in flight), and those dropped. */
-  get waiting(): { records: number; dropped: number } {
+  /**
+   * Records waiting to be sent (not counting the batch in flight), those dropped, and of them
+   * the ends and cancels (record-buffer.ts says when any is).
+   */
+  get waiting(): { records: number; dropped: number; droppedEnds: number } {
     return this.#sync.waiting;
   }
 

@@ -6,8 +6,15 @@
  * gets the next id; until it is acknowledged, every sync sends that same batch again (same id,
  * same records), and new records wait behind it, so a coordinator that applies each batch id
  * once applies every record once, whichever answers were lost. While nothing is acknowledged
- * the queue holds at most `maxRecords`; past that the oldest waiting record is dropped and
- * counted (a long outage loses its oldest reports, never the batch in flight).
+ * the queue holds at most `maxRecords`; past that a waiting record is dropped and counted (a
+ * long outage loses reports, never the batch in flight): the oldest route or reroute first,
+ * whose loss costs the coordinator a claim or a lease it never holds, never an end or a cancel
+ * while one of those waits, since a lost end leaves its lease counted as load for `leaseMs`
+ * (issue 23, defect D). A request whose route was dropped sends nothing more: its reroutes and
+ * end name a ticket the coordinator never leased. Worst case: an end is dropped only when all
+ * `maxRecords` waiting records are ends and cancels, i.e. more than `maxRecords` (20,000) of the
+ * isolate's requests whose routes reached the coordinator ended while it was away: requests
+ * that were in flight when it stopped answering, bounded by the isolate's concurrency.
  * Each record keeps its load effects (load-overlay.ts), which are not sent.
  */
 import type { SignedEffect } from "./load-overlay.ts";
@@ -20,6 +27,13 @@ interface Waiting {
   record: UpRecord;
   effects: SignedEffect[];
   at: number;
+  /** Dropped in place (removed at the next batch or compaction). */
+  dropped: boolean;
+}
+
+/** An end or a cancel: what releases a lease at the coordinator. */
+function releases(r: UpRecord): boolean {
+  return r.t === "end" || r.t === "cancel";
 }
 
 export interface Batch {
@@ -32,10 +46,18 @@ export class RecordBuffer {
   #waiting: Waiting[] = [];
   /** Waiting route records by ticket, so their end can merge into them. */
   #routes = new Map<string, Waiting>();
+  /** Waiting records not dropped. */
+  #live = 0;
+  /** Every record before this index is dropped or releases a lease (where drops look next). */
+  #scan = 0;
+  /** Tickets whose route was dropped and whose request has not ended: nothing more is sent. */
+  readonly #unsent = new Set<string>();
   #inFlight: Batch | null = null;
   #nextId = 1;
   /** Records dropped because the queue was full. */
   dropped = 0;
+  /** Of them, ends and cancels (see the header for when). */
+  droppedReleases = 0;
 
   constructor(maxRecords: number) {
     this.#maxRecords = maxRecords;
@@ -43,12 +65,13 @@ export class RecordBuffer {
 
   /** Records waiting (not counting the batch in flight). */
   get size(): number {
-    return this.#waiting.length;
+    return this.#live;
   }
 
   /** When the oldest waiting record was queued; null when none waits. */
   get oldestAt(): number | null {
-    return this.#waiting[0]?.at ?? null;
+    for (const w of this.#waiting) if (!w.dropped) return w.at;
+    return null;
   }
 
   /** The batch sent and not yet acknowledged. */
@@ -57,16 +80,52 @@ export class RecordBuffer {
   }
 
   push(record: UpRecord, effects: SignedEffect[], now: number): void {
-    const entry: Waiting = { record, effects, at: now };
+    if (record.t !== "route" && this.#unsent.has(record.ticket)) {
+      if (releases(record)) this.#unsent.delete(record.ticket);
+      return;
+    }
+    const entry: Waiting = { record, effects, at: now, dropped: false };
     this.#waiting.push(entry);
+    this.#live++;
     // An end may merge into its route record only if nothing of its ticket came between.
     if (record.t === "route") this.#routes.set(record.ticket, entry);
     else this.#routes.delete(record.ticket);
-    while (this.#waiting.length > this.#maxRecords) {
-      const old = this.#waiting.shift() as Waiting;
-      if (old.record.t === "route") this.#routes.delete(old.record.ticket);
-      this.dropped++;
+    while (this.#live > this.#maxRecords) this.#dropOne();
+  }
+
+  /** Drop the oldest route or reroute waiting, else (all ends and cancels) the oldest. */
+  #dropOne(): void {
+    const w = this.#waiting;
+    while (
+      this.#scan < w.length &&
+      (w[this.#scan]?.dropped || releases(w[this.#scan]?.record as UpRecord))
+    ) {
+      this.#scan++;
     }
+    const victim = w[this.#scan] ?? (w.find((x) => !x.dropped) as Waiting);
+    victim.dropped = true;
+    this.#live--;
+    this.dropped++;
+    const r = victim.record;
+    if (releases(r)) this.droppedReleases++;
+    if (r.t === "route") {
+      this.#routes.delete(r.ticket);
+      if (!r.outcome) {
+        this.#unsent.add(r.ticket);
+        // Requests in flight, so few; bounded all the same (2 x maxRecords) against a ticket
+        // that never ends (its end would then be sent and ignored: the coordinator never knew it).
+        if (this.#unsent.size > 2 * this.#maxRecords) {
+          this.#unsent.delete(this.#unsent.values().next().value as string);
+        }
+      }
+    }
+    // Dropped records stay in place until the next batch; compact once they outnumber the rest.
+    if (w.length - this.#live > this.#maxRecords) this.#compact();
+  }
+
+  #compact(): void {
+    this.#waiting = this.#waiting.filter((x) => !x.dropped);
+    this.#scan = 0;
   }
 
   /** The request `ticket` ended: merged into its waiting route record, else queued. */
@@ -84,8 +143,10 @@ export class RecordBuffer {
   /** The batch to send: the one in flight again, else a new one of the oldest records. */
   batch(): Batch | null {
     if (this.#inFlight) return this.#inFlight;
-    if (this.#waiting.length === 0) return null;
+    if (this.#live === 0) return null;
+    this.#compact();
     const taken = this.#waiting.splice(0, MAX_BATCH_RECORDS);
+    this.#live -= taken.length;
     for (const w of taken) if (w.record.t === "route") this.#routes.delete(w.record.ticket);
     this.#inFlight = { id: this.#nextId++, records: taken.map((w) => w.record) };
     return this.#inFlight;
@@ -98,6 +159,6 @@ export class RecordBuffer {
 
   /** The load effects of the records still waiting (not in any batch). */
   *waitingEffects(): Iterable<SignedEffect> {
-    for (const w of this.#waiting) yield* w.effects;
+    for (const w of this.#waiting) if (!w.dropped) yield* w.effects;
   }
 }

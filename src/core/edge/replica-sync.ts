@@ -6,7 +6,8 @@
  *
  * - Records: each route, reroute, end and cancel the replica makes is queued (record-buffer.ts)
  *   with the load it put on its origin, so the overlay can count the records not yet answered.
- * - Sync: `nextSyncAt` says when the replica wants to sync: at once when cold; when
+ * - Sync: `nextSyncAt` says when the replica wants to sync: at once when cold or when the last
+ *   answer was cut at `answerMaxBytes` (`more`: the rest follows); when
  *   `flushRecords` records wait or the oldest has waited `flushMs`; and every `flushMs` for
  *   `warmMs` after a request even with nothing to report, so the view is fresh when the next
  *   request comes. The Worker calls `startSync` from a live request's `waitUntil` (timers run
@@ -54,6 +55,8 @@ export class ReplicaSync {
   readonly #pool: () => PoolSettings;
   readonly #buffer: RecordBuffer;
   #since: ViewVersion | null = null;
+  /** The last answer was cut at `answerMaxBytes`: the rest is asked for at once. */
+  #more = false;
   #syncing = false;
   /**
    * Long prefills announced before they start: queued (the record waits for a sync), sent (in
@@ -101,9 +104,10 @@ export class ReplicaSync {
     return this.#rttMs;
   }
 
-  /** Records waiting to be sent (not counting the batch in flight), and those dropped. */
-  get waiting(): { records: number; dropped: number } {
-    return { records: this.#buffer.size, dropped: this.#buffer.dropped };
+  /** Records waiting to be sent (not counting the batch in flight), those dropped, ends among them. */
+  get waiting(): { records: number; dropped: number; droppedEnds: number } {
+    const b = this.#buffer;
+    return { records: b.size, dropped: b.dropped, droppedEnds: b.droppedReleases };
   }
 
   /** The effects of the records not yet answered (the overlay's base after an answer). */
@@ -155,8 +159,9 @@ export class ReplicaSync {
     const failed = this.#failedInRow;
     const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
     const earliest = this.#lastSyncAt + backoff;
-    // Cold, a view too old to route on (syncFirst), or a batch full: at once.
-    if (this.#since === null || urgent || this.#buffer.size >= flushRecords) {
+    // Cold, a view too old to route on (syncFirst), the rest of a cut answer, or a batch
+    // full: at once.
+    if (this.#since === null || urgent || this.#more || this.#buffer.size >= flushRecords) {
       return Math.max(now, earliest);
     }
     const due: number[] = [];
@@ -224,6 +229,7 @@ export class ReplicaSync {
       }
     }
     this.#since = { epoch: answer.epoch, version: answer.version };
+    this.#more = answer.more === true;
     // An older coordinator (a deploy rolling out) sends neither: what was read before stands.
     if (answer.bytesPerToken) seams.adoptBytesPerToken(answer.bytesPerToken);
     for (const e of answer.load) {

@@ -137,7 +137,13 @@ export interface HotPrefixEntry {
 
 export interface SyncAnswer {
   readonly epoch: string;
+  /** The version `records` bring the replica to (the log's, unless `more`). */
   readonly version: number;
+  /**
+   * The records after `version` did not fit in `edge.answerMaxBytes`: the replica syncs again
+   * at once for them. Absent from an older coordinator (whose answers held every record).
+   */
+  readonly more?: boolean;
   /** The batch was a retry of one already applied (answered, not applied again). */
   readonly duplicate: boolean;
   /**

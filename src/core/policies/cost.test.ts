@@ -107,12 +107,37 @@ describe("cost", () => {
     expect(even.origin).toBe(0);
   });
 
+  it("keeps a session on the origin holding its history however much KV is in flight there (moves paid a recompute to shift decode load)", () => {
+    // Agentic sessions (~32K-token histories): the decode term moved 8% of turns off the origin
+    // holding their history; each move recomputed it there, duplicated it in a second KV and
+    // stalled that origin's decodes behind the prefill, while the decode load only moved along.
+    const policy = createPolicy(policyOf("cost"));
+    const decide = (hotTokens: number) =>
+      policy.decide(
+        context(
+          [
+            { matched: 4000, activeTokens: 1_000_000 },
+            { matched: 0, activeTokens: 0 },
+          ],
+          { hotTokens },
+        ),
+      ).origin;
+    expect(decide(0)).toBe(0);
+    // A request that only shares a hot prefix is placed by decode load, as before.
+    expect(decide(4000)).toBe(1);
+  });
+
   it("charges in-flight KV at decodeWeight prefill tokens per token", () => {
-    // Origin 0 holds 4,000 tokens (saves W(0) - W(4000) of prefill) but has more KV in flight.
+    // Origin 0 holds 4,000 tokens of a hot prefix (saves W(0) - W(4000) of prefill) but has
+    // more KV in flight.
     const decide = (extraActive: number) =>
       createPolicy(
         policyOf("cost", { affinityPrice: 0, loadAffinity: 0, decodeWeight: 0.05 }),
-      ).decide(context([{ matched: 4000, activeTokens: extraActive }, { matched: 0 }])).origin;
+      ).decide(
+        context([{ matched: 4000, activeTokens: extraActive }, { matched: 0 }], {
+          hotTokens: 4000,
+        }),
+      ).origin;
     expect(decide((recompute - 1) / 0.05)).toBe(0);
     expect(decide((recompute + 1) / 0.05)).toBe(1);
   });

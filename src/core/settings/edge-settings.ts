@@ -37,6 +37,14 @@ export const edgeSettings = z
     bootstrapMaxChunks: z.number().int().min(1000).max(4_000_000).default(65_536),
     /** Records a coordinator keeps for deltas; a replica further behind gets a bootstrap. */
     logMaxRecords: z.number().int().min(1000).max(1_000_000).default(65_536),
+    /**
+     * Bytes of records one sync answer carries at most (counted from above: record-bytes.ts); a
+     * replica further behind gets the oldest and syncs again at once for the rest. 256 KiB: the
+     * p99 answer at 10,000 requests/s (S = 1) is 229 KB, so only a replica back from a blip is
+     * cut (one answer then carried 60,000 records, 8.3 MB). A bootstrap's summary is bounded
+     * apart, by `bootstrapMaxChunks`.
+     */
+    answerMaxBytes: z.number().int().min(16_384).max(16_777_216).default(262_144),
     /** Unsent records a replica keeps while its coordinator does not answer (oldest dropped). */
     bufferMaxRecords: z.number().int().min(100).max(1_000_000).default(20_000),
     /**

@@ -11,12 +11,16 @@ import { ApiError } from "../errors/api-error.ts";
 
 const BEARER = { "www-authenticate": 'Bearer realm="llm-edge-router"' };
 
-export const missingKey = (): ApiError =>
+/** How OpenAI's clients send a key; a route whose clients send it otherwise says so (`sendAs`). */
+export const SEND_AS_BEARER = "'Authorization: Bearer <key>'";
+
+/** No key: `sendAs` says where the route's clients put one. */
+export const missingKey = (sendAs = SEND_AS_BEARER): ApiError =>
   new ApiError(
     401,
     "invalid_request_error",
     "invalid_api_key",
-    "you didn't provide an API key: send it as 'Authorization: Bearer <key>'",
+    `you didn't provide an API key: send it as ${sendAs}`,
     { headers: BEARER },
   );
 

@@ -27,6 +27,7 @@ import {
   modelNotAllowed,
   poolClosed,
   rateLimited,
+  SEND_AS_BEARER,
 } from "./access-errors.ts";
 import { keyIdOf, keyMatches } from "./client-key.ts";
 import { keyCache } from "./key-cache.ts";
@@ -36,23 +37,32 @@ import { tokenBudgets } from "./token-budget.ts";
 const BEARER = /^Bearer +(\S+) *$/i;
 
 /** How a route reads the credential a request presents, as an `Authorization` value. */
-export type CredentialOf = (headers: Headers) => string | undefined;
+export interface CredentialOf {
+  (headers: Headers): string | undefined;
+  /** Where the route's clients send a key, as the missing-key 401 tells them. */
+  readonly sendAs: string;
+}
 
 /** OpenAI's APIs: `Authorization` alone (OpenAI's clients send nothing else). */
-export const bearerCredential: CredentialOf = (headers) =>
-  headers.get("authorization") ?? undefined;
+export const bearerCredential: CredentialOf = Object.assign(
+  (headers: Headers) => headers.get("authorization") ?? undefined,
+  { sendAs: SEND_AS_BEARER },
+);
 
 /**
  * Anthropic's Messages API: `Authorization`, as Claude Code sends `ANTHROPIC_AUTH_TOKEN`, else
  * `x-api-key` as a bearer token, as Anthropic's SDKs send their key (Claude Code
  * `ANTHROPIC_API_KEY`). Neither header reaches an origin (forward/origin-request.ts).
  */
-export const anthropicCredential: CredentialOf = (headers) => {
-  const authorization = headers.get("authorization");
-  if (authorization !== null) return authorization;
-  const key = headers.get("x-api-key");
-  return key === null ? undefined : `Bearer ${key}`;
-};
+export const anthropicCredential: CredentialOf = Object.assign(
+  (headers: Headers) => {
+    const authorization = headers.get("authorization");
+    if (authorization !== null) return authorization;
+    const key = headers.get("x-api-key");
+    return key === null ? undefined : `Bearer ${key}`;
+  },
+  { sendAs: `'x-api-key: <key>' or ${SEND_AS_BEARER}` },
+);
 
 type PoolAccess = PoolSettings["access"];
 
@@ -66,14 +76,18 @@ function enforcedFor(env: Env, model: string, now: number): Promise<boolean> {
   return keyCache.enforcedFor(env.SETTINGS, model, settingsTtl(env), now);
 }
 
-/** The key `authorization` presents; a 401 if it is missing, unknown, revoked or wrong. */
+/**
+ * The key `authorization` presents; a 401 if it is missing (telling the client to send it as
+ * `sendAs`: `CredentialOf.sendAs`), unknown, revoked or wrong.
+ */
 export async function authenticate(
   env: Env,
   authorization: string | undefined,
   now: number,
+  sendAs?: string,
 ): Promise<ClientKeyRecord> {
   const key = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
-  if (key === undefined) throw missingKey();
+  if (key === undefined) throw missingKey(sendAs);
   const id = keyIdOf(key);
   const record =
     id === null ? null : await keyCache.record(env.SETTINGS, id, settingsTtl(env), now);
@@ -103,8 +117,9 @@ export async function keyFor(
   access: PoolAccess,
   authorization: string | undefined,
   now: number,
+  sendAs?: string,
 ): Promise<ClientKeyRecord | null> {
-  if (await enforcedFor(env, model, now)) return authenticate(env, authorization, now);
+  if (await enforcedFor(env, model, now)) return authenticate(env, authorization, now, sendAs);
   if (access === "open") return null;
   const key = await presentedKey(env, authorization, now);
   if (key === null || !mayUse(key, model)) throw poolClosed(model);

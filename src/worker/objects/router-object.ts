@@ -224,6 +224,11 @@ export class RouterObject extends DurableObject<Env> {
     return this.#storedResponses().lookup(id, limits, Date.now());
   }
 
+  /** How many stored-response ids the pool holds (`/admin/state`, both coordination modes). */
+  storedResponseCount(limits: StoredResponseSettings): number {
+    return this.#storedResponses().count(limits, Date.now());
+  }
+
   /** Response `id` was deleted at its origin. False if it was not known. */
   forgetResponse(id: string, limits: StoredResponseSettings): boolean {
     return this.#storedResponses().forget(id, limits, Date.now());

@@ -79,9 +79,9 @@ export class StoredResponseBook {
     this.#sql.exec("DELETE FROM stored_response WHERE at <= ?", now - limits.ttlMs);
   }
 
-  /** Entries held in memory (the state page, tests). */
-  get size(): number {
-    return this.#map?.size ?? 0;
+  /** Entries held under the pool's limits, loaded from storage if need be (the state page). */
+  count(limits: StoredResponseSettings, now: number): number {
+    return this.#under(limits, now).size;
   }
 
   #delete(entries: readonly StoredResponse[]): void {

@@ -3,8 +3,10 @@
  * `POST /v1/responses` answers JSON or, with `stream`, the SSE events `response.created`,
  * `response.output_text.delta` and `response.completed` (usage with
  * `input_tokens_details.cached_tokens` = CACHED_TOKENS), and keeps the response unless `store`
- * is false. A `previous_response_id` this origin did not store is vLLM's 404. `GET
- * /v1/responses/{id}` (and `/input_items`) and `DELETE` answer from this origin's store.
+ * is false; a follow-up's `input_tokens` count the stored conversation (its previous response's
+ * `total_tokens`) beside its own body. A `previous_response_id` this origin did not store is
+ * vLLM's 404. `GET /v1/responses/{id}` (and `/input_items`) and `DELETE` answer from this
+ * origin's store.
  * Each origin name has its own store, so a follow-up sent to the wrong origin fails.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -14,6 +16,10 @@ export interface ResponsesAnswerContext {
   readonly json: Record<string, unknown> | null;
   readonly body: Buffer;
   readonly echo: Record<string, string>;
+}
+
+interface Usage {
+  readonly total_tokens: number;
 }
 
 const PATH = /\/v1\/responses(?:\/([^/?]+))?(\/input_items)?/;
@@ -69,7 +75,9 @@ export function responsesOrigin() {
       notFound(res, previous, echo);
       return true;
     }
-    const inputTokens = Math.ceil(body.length / 4);
+    // As vLLM counts it: a follow-up's prompt is the stored conversation, then its new items.
+    const before = typeof previous === "string" ? (store.get(previous)?.usage as Usage) : null;
+    const inputTokens = Math.ceil(body.length / 4) + (before?.total_tokens ?? 0);
     const response = {
       id: `resp_${name}_${(made++).toString(36)}_${Math.random().toString(36).slice(2, 8)}`,
       object: "response",

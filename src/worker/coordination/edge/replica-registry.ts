@@ -11,6 +11,7 @@
  * several isolates syncing with one coordinator.
  */
 import { EdgeReplica } from "../../../core/edge/edge-replica.ts";
+import { ISOLATE_ID_BYTES, isolateId } from "../../../core/edge/isolate-id.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import { EdgeAdmission } from "./edge-admission.ts";
 import { ReportBatches } from "./report-batches.ts";
@@ -49,10 +50,13 @@ export class ReplicaRegistry {
     this.#isolate = isolate;
   }
 
-  /** Unique per isolate start: the coordinator's ledger and the replica's tickets use it. */
+  /**
+   * Unique per isolate start: the coordinator's ledger and the replica's tickets use it. 128
+   * random bits (isolate-id.ts): a collision would hide this isolate's load from its pool.
+   */
   get isolate(): string {
     // Random values are not available at module load in Workers, so the id is drawn here.
-    this.#isolate ??= crypto.randomUUID().slice(0, 8);
+    this.#isolate ??= isolateId(crypto.getRandomValues(new Uint8Array(ISOLATE_ID_BYTES)));
     return this.#isolate;
   }
 

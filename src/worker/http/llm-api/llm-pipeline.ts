@@ -91,7 +91,8 @@ export function llmHandler<Body extends RoutingFields>(
     if (!client && pool) {
       const now = Date.now();
       const credential = api.credential(c.req.raw.headers);
-      client = await keyFor(c.env, body.model, pool.access, credential, now);
+      const { sendAs } = api.credential;
+      client = await keyFor(c.env, body.model, pool.access, credential, now, sendAs);
       if (client) await admitKey(c.env, record, client, now);
     }
     if (client) checkModel(client, body.model);
@@ -109,12 +110,16 @@ export function llmHandler<Body extends RoutingFields>(
     const ref = { model: body.model, pool, version: settings.version(body.model) };
     // A keyed request's fair share is its key's; its priority its key's, or lower (routeClient).
     const priority = priorityOf(c.req.header(PRIORITY_HEADER));
+    // A Responses follow-up goes where its stored response lives (stored-responses/).
+    const continues = api.continues?.(body);
     const routeInput = {
       chunkHashes: key.chunkHashes,
       promptTokens: key.promptTokens,
       // The router re-derives prompt tokens from the bytes at its pool's learned bytes per token
-      // (router/bytes-per-token.ts) and learns that ratio from the engine's prompt_tokens.
-      promptBytes: key.byteLength,
+      // (router/bytes-per-token.ts) and learns that ratio from the engine's prompt_tokens. Not
+      // for a follow-up: its bytes are its new items only, its engine's prompt tokens the whole
+      // stored conversation, and each one would pull the ratio down.
+      promptBytes: continues === undefined ? key.byteLength : undefined,
       sessionKey: c.req.header(SESSION_HEADER),
       // Several choices are never disaggregated; the engine checks `n` itself.
       n: api.choices(json),
@@ -127,8 +132,6 @@ export function llmHandler<Body extends RoutingFields>(
     const waiter = { signal: c.req.raw.signal };
     const front = frontFor(c.env, ref);
     const options = { ctx: c.executionCtx, cf: c.req.raw.cf as ColoProperties | undefined, waiter };
-    // A Responses follow-up goes where its stored response lives (stored-responses/).
-    const continues = api.continues?.(body);
     const routed =
       continues !== undefined
         ? await front.routeStored(continues, routeInput, options)

@@ -35,7 +35,7 @@ export function clientKey({ credential }: ClientKeyOptions): MiddlewareHandler<A
     c.set("client", null);
     const now = Date.now();
     if (await enforcedEverywhere(c.env, now)) {
-      const key = await authenticate(c.env, credential(c.req.raw.headers), now);
+      const key = await authenticate(c.env, credential(c.req.raw.headers), now, credential.sendAs);
       c.set("client", key);
       await admitKey(c.env, c.get("record"), key, now);
     }

@@ -367,4 +367,14 @@ describe("client keys", () => {
     expect(seen.headers["x-api-key"]).toBeUndefined();
     expect(seen.headers.authorization).toBeUndefined();
   });
+
+  // Issue 22 mends, item 2 (the key above closes KEYED): the 401 named only `Authorization:
+  // Bearer`, which Anthropic's clients do not send.
+  it("a missing key's 401 names x-api-key, where Anthropic's clients send it", async () => {
+    const res = await messages({ model: KEYED, messages: hi });
+    const [status, type, message] = await anthropicError(res);
+    expect([status, type]).toEqual([401, "authentication_error"]);
+    expect(message).toMatch(/'x-api-key: <key>'/);
+    expect(message).toMatch(/Authorization: Bearer/);
+  });
 });

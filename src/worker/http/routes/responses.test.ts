@@ -16,9 +16,12 @@ import { ApiError } from "../../errors/api-error.ts";
 import { pdRole } from "../../pd/test-pools.ts";
 import { currentSettings } from "../../settings/settings-cache.ts";
 import {
+  admin,
   call,
   engineBatch,
+  objectState,
   origin,
+  outstanding,
   pool,
   postSigned,
   putSettings,
@@ -32,6 +35,9 @@ const GONE = "resp-gone";
 const DRAIN = "resp-drain";
 const PD = "resp-pd";
 const EDGE = "resp-edge";
+const BPT = "resp-bpt";
+const COUNT = "resp-count";
+const COUNT_EDGE = "resp-count-edge";
 const origins = (tag: string, n = 3) =>
   Array.from({ length: n }, (_, i) => origin(`resp-${tag}-${i + 1}`));
 
@@ -42,6 +48,12 @@ const settings = (gone = origins("g")) => ({
     [PREFIX]: pool(origins("p"), { policy: { type: "prefix-hash" } }),
     [GONE]: pool(gone, { policy: { type: "round-robin" } }),
     [DRAIN]: pool(origins("d"), { policy: { type: "round-robin" } }),
+    [BPT]: pool(origins("b", 1)),
+    [COUNT]: pool(origins("c", 2)),
+    [COUNT_EDGE]: pool(origins("ce", 2), {
+      coordination: "edge",
+      edge: { flushMs: 10, warmMs: 0 },
+    }),
     [PD]: pool([
       origin("resp-pd-p", "pd-prefill", pdRole("vllm-nixl", "prefill")),
       origin("resp-pd-d", "pd-decode", pdRole("vllm-nixl", "decode")),
@@ -226,6 +238,32 @@ describe("POST /v1/responses: routing", () => {
   });
 });
 
+describe("bytes per token", () => {
+  // Issue 22 mends, item 1: a follow-up's bytes are its new items only, its engine's prompt
+  // the whole stored conversation, so each one pulled the pool's learned ratio down.
+  it("a previous_response_id follow-up does not teach the pool's bytes per token", async () => {
+    const learnedRatio = async () => (await objectState(BPT))?.router.bytesPerToken;
+    const first = await turn({ model: BPT, input: "turn 0" });
+    await learned(BPT, first.json.id as string);
+    await waitFor(async () => (await learnedRatio())?.samples === 1, 5000, "the first sample");
+    const before = await learnedRatio();
+    let previous = first.json.id as string;
+    for (let t = 1; t <= 3; t++) {
+      const next = await turn({ model: BPT, input: `turn ${t}`, previous_response_id: previous });
+      expect(next).toMatchObject({ status: 200, reason: "stored-response" });
+      // The engine counted the stored conversation: far more tokens than the bytes sent show.
+      const usage = next.json.usage as { input_tokens: number };
+      expect(usage.input_tokens).toBeGreaterThan(
+        ((first.json.usage as typeof usage).input_tokens * 3) / 2,
+      );
+      previous = next.json.id as string;
+      await learned(BPT, previous);
+      await waitFor(async () => (await outstanding(BPT)) === 0, 5000, "the follow-up's report");
+    }
+    expect(await learnedRatio()).toEqual(before);
+  });
+});
+
 describe("when the pool's object cannot answer", () => {
   it.each([RR, EDGE])(
     "%s: a follow-up is a 503 to retry, never sent to a guessed origin",
@@ -281,6 +319,29 @@ describe("GET and DELETE /v1/responses/{id}", () => {
       error: { type: "invalid_request_error", code: "response_not_found" },
     });
   });
+});
+
+describe("/admin/state", () => {
+  // Issue 22 mends, item 4: the pool's stored-response ids were nowhere to be seen.
+  it.each([COUNT, COUNT_EDGE])(
+    "%s: shows how many stored-response ids the pool holds",
+    async (model) => {
+      const count = async () =>
+        ((await (await admin(`/admin/state?model=${model}`)).json()) as { storedResponses: number })
+          .storedResponses;
+      expect(await count()).toBe(0);
+      const ids: string[] = [];
+      for (const input of ["one", "two"]) {
+        const stored = await turn({ model, input });
+        ids.push(stored.json.id as string);
+        await learned(model, stored.json.id as string);
+      }
+      expect((await turn({ model, input: "not stored", store: false })).status).toBe(200);
+      expect(await count()).toBe(2);
+      expect((await call(`/v1/responses/${ids[0]}`, { method: "DELETE" })).status).toBe(200);
+      await waitFor(async () => (await count()) === 1, 5000, "the deleted id to be forgotten");
+    },
+  );
 });
 
 describe("edge pools", () => {

@@ -5,7 +5,8 @@
  * with a `previous_response_id` goes to the origin that stored that response, and an answer
  * the client asked to store (`store`, true unless false) is remembered where it was made
  * (src/worker/stored-responses/). `GET` and `DELETE /v1/responses/{id}` and `GET
- * /v1/responses/{id}/input_items` go to the origin that stored it.
+ * /v1/responses/{id}/input_items` go to the origin that stored it, counted against the key's
+ * request rate as any request.
  *
  * Disaggregated pools are refused (`pdLegs: false`): their prefill and decode legs are built as
  * chat or completions bodies (pd/leg-bodies.ts), and a Responses body cannot be split into them.
@@ -26,6 +27,7 @@ import { type ResponsesRequest, responsesRequest } from "../../validation/respon
 import type { LlmApi } from "../llm-api/llm-api.ts";
 import { llmRoute } from "../llm-api/llm-pipeline.ts";
 import type { AppEnv } from "../middleware/app-env.ts";
+import { admitKey } from "../middleware/client-key.ts";
 import { requestLog } from "../middleware/request-log.ts";
 
 const responsesApi: LlmApi<ResponsesRequest> = {
@@ -49,6 +51,8 @@ async function storedResponse(c: Context<AppEnv>, method: "GET" | "DELETE") {
   const client = (await enforcedEverywhere(c.env, now))
     ? await authenticate(c.env, authorization, now)
     : await presentedKey(c.env, authorization, now);
+  // Counted against its key's request rate like any request (and logged with its key).
+  if (client) await admitKey(c.env, c.get("record"), client, now);
   const url = new URL(c.req.url);
   return storedResponseRequest({
     env: c.env,
