@@ -41,12 +41,29 @@
  * then moves nothing, where at equal age weights it would have set the line alone.
  *
  * An engine that reports its own counters (`prefill-rate` events: prompt tokens over prompt
- * seconds, no queueing in them) gives S directly: a measurement over ENGINE_FULL_TOKENS or more
- * counts as ENGINE_WEIGHT samples, a smaller one in proportion to its tokens, age-weighted the
- * same way, blended with the fit's S; the measurements set a speed only once those in the
- * window cover ENGINE_FULL_TOKENS. One short measurement is mostly the engine's fixed time and
- * rounding: on real llama-servers one of 86 tokens read 213 tok/s against its peers' 900, set
- * the origin's speed alone, and `cost` sent it nothing more (2 of 200 requests).
+ * seconds, differenced by the reporter) reads a biased speed: every iteration that prefills also
+ * carries the decode batch, so under load the counters read a fraction of the speed that TTFT
+ * shows (a third on the simulator's conversation trace at load 0.8; real llama.cpp and vLLM
+ * count the same way). Taken as truth (each full measurement as 32 samples, blended with the
+ * fit), they cost `cost` 6% of its capacity. So the TTFT fit, the model routing predicts with,
+ * decides the speed whenever it has evidence, and the counters inform only an origin with
+ * little (a new one, or a starved one whose samples aged): its counter speed times the pool's
+ * bias, the median over the other origins with full TTFT evidence and counters of fitted speed /
+ * counter speed (1 when none has both: an idle engine's counters are unbiased and taken at their
+ * word). Between the two, in log speed, by the fit's accepted samples (aged) over FULL_EVIDENCE.
+ * Such an origin's reading follows the bias at each `age`: on real llama-servers one read from
+ * its raw counters before any peer had both kept 272 tok/s against its peers' 360-420 and got no
+ * more work.
+ * The bias is learned, not assumed: it follows the pool's load (3 under decode, 1 idle).
+ * An origin's counter speed is the weighted median of its last ENGINE_WINDOW measurements, each
+ * weighed by its tokens (up to ENGINE_FULL_TOKENS) and age, and counts only once they cover
+ * ENGINE_FULL_TOKENS: one wild reading moves nothing, and one short measurement (mostly the
+ * engine's fixed time and rounding: on real llama-servers one of 86 tokens read 213 tok/s
+ * against its peers' 900, set the origin's speed alone, and `cost` sent it 2 of 200 requests)
+ * sets nothing. Counters count as evidence for aging at ENGINE_WEIGHT samples a full one, in the
+ * part of the speed they set; a reading for an origin whose fit stands alone refits nothing.
+ * Weighing each reading by how well it predicts TTFT was the alternative: it needs TTFT samples,
+ * which is when the fit already answers.
  *
  * Pure: `now` is passed in. The learned values are snapshot, shown, and sent to edge replicas.
  */
@@ -59,7 +76,7 @@ const MIN_SAMPLES = 16;
 const FULL_EVIDENCE = 8;
 /** The least an old sample weighs in the fit, against a fresh one (4 half-lives). */
 const MIN_AGE_WEIGHT = 1 / 16;
-/** Samples one engine measurement of ENGINE_FULL_TOKENS or more counts as. */
+/** Samples one engine measurement of ENGINE_FULL_TOKENS or more counts as, as evidence. */
 const ENGINE_WEIGHT = 32;
 /** Prompt tokens a measurement needs to count fully, and the window's to set a speed alone. */
 const ENGINE_FULL_TOKENS = 1024;
@@ -101,7 +118,7 @@ export interface LearnedSpeed {
 
 class OriginSpeed {
   prior: number;
-  /** What the evidence says (the fit blended with the engine's counters, or adopted). */
+  /** What the evidence says (the fit, else the bias-corrected counters, by the fit's evidence). */
   speed: number;
   /** What routing reads once learned: `speed` against the peer-corrected prior, by evidence. */
   estimate: number;
@@ -112,6 +129,14 @@ class OriginSpeed {
   evidenceAt = Number.NaN;
   /** A fit has run: the next starts from it (else from the prior, with Huber steps first). */
   fitted = false;
+  /** The last fit's speed, and its accepted samples (age-weighted as of `fitAt`). */
+  fitSpeed = Number.NaN;
+  fitAccepted = 0;
+  fitAt = 0;
+  /** The engine's counters' speed (`#readCounters`), NaN while they cover too few tokens. */
+  counterSpeed = Number.NaN;
+  /** The part of `speed` its bias-corrected counters set, as of the last fit (0: the fit alone). */
+  counterPart = 0;
   readonly x = new Float64Array(WINDOW);
   readonly y = new Float64Array(WINDOW);
   readonly t = new Float64Array(WINDOW);
@@ -140,6 +165,9 @@ export class SpeedLearner {
   readonly #w = new Float64Array(WINDOW);
   readonly #r = new Float64Array(WINDOW);
   readonly #order: number[] = [];
+  /** Scratch for the counters' median, one engine window long. */
+  readonly #counterWeight = new Float64Array(ENGINE_WINDOW);
+  readonly #counterOrder: number[] = [];
 
   constructor(learns = true) {
     this.#learns = learns;
@@ -181,6 +209,12 @@ export class SpeedLearner {
     let changed = false;
     for (const o of this.#bySlot) {
       if (!o?.learned) continue;
+      if (o.counterPart > 0) {
+        // Its counters' reading follows the pool's bias (learned after it, perhaps).
+        const speed = this.#evidenceSpeed(o, now);
+        if (speed !== o.speed) this.#ratios = null;
+        o.speed = speed;
+      }
       const next = this.#estimate(o, now);
       if (next !== o.estimate) changed = true;
       o.estimate = next;
@@ -217,11 +251,7 @@ export class SpeedLearner {
       const k = ratios.indexOf(except.speed / except.prior);
       if (k >= 0) ratios = [...ratios.slice(0, k), ...ratios.slice(k + 1)];
     }
-    const mid = ratios.length >> 1;
-    if (ratios.length === 0) return 1;
-    return ratios.length % 2
-      ? (ratios[mid] as number)
-      : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
+    return ratios.length === 0 ? 1 : median(ratios);
   }
 
   /** A completion's sample; returns whether a speed routing reads changed (any origin's). */
@@ -248,6 +278,11 @@ export class SpeedLearner {
     o.engineAt[i] = now;
     o.engineTokens[i] = tokens;
     o.engines++;
+    // The fit stands: the reading only informs the pool's bias.
+    if (o.fitted && fitShare(o, now) >= 1) {
+      this.#readCounters(o, now);
+      return false;
+    }
     return this.#refit(o, now);
   }
 
@@ -277,39 +312,90 @@ export class SpeedLearner {
   #refit(o: OriginSpeed, now: number): boolean {
     if (!o.learned) o.speed = clampSpeed(o.prior * this.#correction(null));
     const before = o.speed;
-    let slope = 1000 / o.speed;
-    let fitWeight = 0;
     let accepted = 0;
+    let fitSpeed = Number.NaN;
     if (o.n >= MIN_SAMPLES) {
-      const fit = this.#fitLine(o, now, slope, o.fixedMs);
+      const fit = this.#fitLine(o, now, 1000 / (o.fitted ? o.fitSpeed : o.speed), o.fixedMs);
       if (fit) {
-        slope = fit.slope;
+        fitSpeed = clampSpeed(1000 / fit.slope);
         o.fixedMs = fit.fixedMs;
-        fitWeight = fit.weight;
         accepted = fit.accepted;
         o.fitted = true;
+        o.fitSpeed = fitSpeed;
+        o.fitAccepted = accepted;
+        o.fitAt = now;
       }
     }
-    let engineWeight = 0;
-    let engineSlope = 0;
-    let engineTokens = 0;
-    for (let k = 0; k < Math.min(o.engines, ENGINE_WINDOW); k++) {
-      const tokens = o.engineTokens[k] as number;
-      const w = ENGINE_WEIGHT * Math.min(1, tokens / ENGINE_FULL_TOKENS);
-      engineWeight += w * decay(now - (o.engineAt[k] as number));
-      engineSlope +=
-        w * decay(now - (o.engineAt[k] as number)) * (1000 / (o.engineSpeed[k] as number));
-      engineTokens += tokens;
-    }
-    if (fitWeight === 0 && engineTokens < ENGINE_FULL_TOKENS) engineWeight = 0;
-    if (fitWeight + engineWeight <= 0) return this.age(now);
-    slope = (fitWeight * slope + engineSlope) / (fitWeight + engineWeight);
-    o.speed = clampSpeed(1000 / slope);
+    const counterMass = this.#readCounters(o, now);
+    if (!o.fitted && Number.isNaN(o.counterSpeed)) return this.age(now);
+    // The counters' part: none where the fit stands alone, all where there is none.
+    const share = Number.isNaN(o.counterSpeed) ? 1 : o.fitted ? fitShare(o, now) : 0;
+    o.counterPart = 1 - share;
+    o.speed = this.#evidenceSpeed(o, now);
     o.learned = true;
-    o.evidence = accepted + engineWeight;
+    o.evidence = accepted + o.counterPart * counterMass;
     o.evidenceAt = now;
     this.#ratios = null;
     return this.age(now) || o.speed !== before;
+  }
+
+  /** The fit's speed and the bias-corrected counters', in log speed, by `o.counterPart`. */
+  #evidenceSpeed(o: OriginSpeed, now: number): number {
+    if (o.counterPart <= 0) return o.fitSpeed;
+    const corrected = clampSpeed(o.counterSpeed * this.#counterBias(o, now));
+    if (o.counterPart >= 1) return corrected;
+    return Math.exp(
+      (1 - o.counterPart) * Math.log(o.fitSpeed) + o.counterPart * Math.log(corrected),
+    );
+  }
+
+  /**
+   * `o.counterSpeed`: the weighted median of its engine's measurements (each weighed by its
+   * tokens, up to ENGINE_FULL_TOKENS, and its age), NaN until those in the window cover
+   * ENGINE_FULL_TOKENS. Returns their weight, in samples (ENGINE_WEIGHT a full one).
+   */
+  #readCounters(o: OriginSpeed, now: number): number {
+    const m = Math.min(o.engines, ENGINE_WINDOW);
+    const order = this.#counterOrder;
+    order.length = m;
+    let mass = 0;
+    let tokens = 0;
+    for (let k = 0; k < m; k++) {
+      order[k] = k;
+      const w = Math.min(1, (o.engineTokens[k] as number) / ENGINE_FULL_TOKENS);
+      this.#counterWeight[k] = ENGINE_WEIGHT * w * decay(now - (o.engineAt[k] as number));
+      mass += this.#counterWeight[k] as number;
+      tokens += o.engineTokens[k] as number;
+    }
+    o.counterSpeed = Number.NaN;
+    if (tokens < ENGINE_FULL_TOKENS || !(mass > 0)) return 0;
+    const speeds = o.engineSpeed;
+    order.sort((a, b) => (speeds[a] as number) - (speeds[b] as number));
+    let acc = 0;
+    for (const k of order) {
+      acc += this.#counterWeight[k] as number;
+      if (acc >= mass / 2) {
+        o.counterSpeed = speeds[k] as number;
+        break;
+      }
+    }
+    return mass;
+  }
+
+  /**
+   * TTFT-fitted speed over counter speed, the median over the origins (but `except`) that have
+   * both and full TTFT evidence: how far the pool's counters read below the speed the router
+   * predicts with (about 3 under co-batched decode, 1 on an idle engine). 1 when no origin has
+   * both: counters are then taken at their word.
+   */
+  #counterBias(except: OriginSpeed, now: number): number {
+    const ratios: number[] = [];
+    for (const o of this.#bySlot) {
+      if (!o?.fitted || o === except || Number.isNaN(o.counterSpeed)) continue;
+      if (fitShare(o, now) < 1) continue;
+      ratios.push(o.fitSpeed / o.counterSpeed);
+    }
+    return ratios.length === 0 ? 1 : median(ratios.sort((a, b) => a - b));
   }
 
   /** The IRLS fit of ttft = F + slope X over the window, or null if it finds no rising line. */
@@ -425,6 +511,19 @@ function robustWeight(u: number, huber: boolean): number {
   if (a >= BIWEIGHT_CAP) return 0;
   const k = a / BIWEIGHT_CAP;
   return (1 - k * k) ** 2;
+}
+
+/** How far `o`'s fit stands alone at `now`: its accepted samples, aged, over FULL_EVIDENCE, to 1. */
+function fitShare(o: OriginSpeed, now: number): number {
+  return Math.min(1, (o.fitAccepted * decay(now - o.fitAt)) / FULL_EVIDENCE);
+}
+
+/** The median of a sorted, non-empty list. */
+function median(sorted: readonly number[]): number {
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function decay(ageMs: number): number {
