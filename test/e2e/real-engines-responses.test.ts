@@ -9,18 +9,13 @@
  * does. Skipped, saying why, when no llama-server is found (LLAMA_SERVER or PATH).
  */
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import type OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  findLlamaServer,
-  type LlamaServer,
-  startLlamaServer,
-} from "../../tools/llama/llama-server.ts";
-import { ensureModel } from "../../tools/llama/model.ts";
+import { findLlamaServer } from "../../tools/llama/llama-server.ts";
 import type { Stack } from "../../tools/local-stack/stack.ts";
 import { promptText } from "../../tools/replay/prompt-text.ts";
-import { e2eDir, routerClient, startE2eStack } from "./e2e-stack.ts";
+import { e2eDir, routerClient } from "./e2e-stack.ts";
+import { type LlamaStack, startLlamaStack } from "./llama-stack.ts";
 
 const MODEL = "real-agent";
 const TURNS = 30;
@@ -28,40 +23,19 @@ const found = findLlamaServer();
 if ("missing" in found) console.warn(`real-engine Responses test skipped: ${found.missing}`);
 
 const dir = e2eDir("router-real-responses-e2e-");
-const servers: LlamaServer[] = [];
+let llama: LlamaStack | undefined;
 let stack: Stack | undefined;
 let client: OpenAI;
 
 beforeAll(async () => {
   if ("missing" in found) return;
-  const model = await ensureModel({ size: "tiny", dir: join(dir, "models") });
-  const started = await Promise.allSettled(
-    ["llama-r1", "llama-r2"].map((id) =>
-      startLlamaServer({
-        binary: found.path,
-        model,
-        id,
-        slots: 2,
-        ctxTokens: 16384,
-        cacheRamMiB: 16,
-      }),
-    ),
-  );
-  for (const s of started) if (s.status === "fulfilled") servers.push(s.value);
-  const failed = started.find((s) => s.status === "rejected");
-  if (failed) throw failed.reason;
-  stack = await startE2eStack(dir, {
-    origins: 0,
-    external: servers.map((s) => ({ id: s.id, url: s.url })),
-  });
-  await stack.putSettings({
-    pools: { [MODEL]: { origins: stack.originSettings(), policy: { type: "cost" } } },
-  });
+  llama = await startLlamaStack(found.path, dir, ["llama-r1", "llama-r2"], MODEL);
+  ({ stack } = llama);
   client = routerClient(stack);
 }, 90_000);
 
 afterAll(async () => {
-  await Promise.allSettled([stack?.stop(), ...servers.map((s) => s.stop())]);
+  await llama?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
