@@ -30,7 +30,6 @@ import { MODEL_NAME_MAX_BYTES } from "../../../core/settings/model-name.ts";
 import { FORWARDING_HEADERS, STEERING_HEADERS } from "../../test/fixture.ts";
 import {
   admin,
-  call,
   chat,
   engineBatch,
   nowSeconds,
@@ -41,6 +40,7 @@ import {
   sign,
   signBatch,
 } from "../../test/helpers.ts";
+import { type Hostile, printable, SECRETS, send } from "../../test/hostile-requests.ts";
 
 const MODEL = "fuzz-model";
 const VICTIM_MODEL = "fuzz-victim-model";
@@ -48,10 +48,6 @@ const VICTIM = "fz-victim";
 const ROUTED_BY = "fz-a";
 const CHECK_EVERY = 50;
 
-const secrets = env as unknown as Record<string, string>;
-const SECRETS = ["ADMIN_TOKEN", "WEBHOOK_SECRET", "METRICS_TOKEN", "TEST_ORIGIN_KEY"].map(
-  (name) => secrets[name] as string,
-);
 const ERROR_TYPES = [
   "invalid_request_error",
   "authentication_error",
@@ -89,11 +85,6 @@ beforeAll(async () => {
 
 // ---- generators --------------------------------------------------------------------------
 
-const printable = (maxLength: number) =>
-  fc.string({
-    unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
-    maxLength,
-  });
 const weird = fc.oneof(
   fc.string({ unit: "binary", maxLength: 30 }),
   printable(40),
@@ -354,30 +345,6 @@ const method = mostly(
 ) as fc.Arbitrary<string>;
 
 // ---- checks ------------------------------------------------------------------------------
-
-interface Hostile {
-  method: string;
-  path: string;
-  headers: [string, string][];
-  body: string | Uint8Array;
-}
-
-/** Send it as a client could; undefined when no client could (the Request is invalid). */
-function send(req: Hostile): Promise<Response> | undefined {
-  let init: RequestInit;
-  try {
-    const hasBody = req.method !== "GET";
-    init = {
-      method: req.method,
-      headers: new Headers(req.headers),
-      body: hasBody ? req.body : null,
-    };
-    new Request("https://router.test/", init);
-  } catch {
-    return undefined;
-  }
-  return call(req.path, init);
-}
 
 async function expectSafe(res: Response, req: Hostile): Promise<void> {
   const text = await res.text();

@@ -1,31 +1,12 @@
-/**
- * Fuzz of `POST /v1/messages` and `/v1/messages/count_tokens` (issue 22's target: zero 5xx, every
- * error in Anthropic's shape), as fuzz.test.ts fuzzes the OpenAI routes: fast-check generates
- * Messages bodies with malformed content blocks, wrong types in every routing field, tool lists
- * of up to some thousands of tools, hostile raw fields and mangled JSON, under hostile headers
- * and methods (about a fifth of the requests are well formed and reach the origin, huge tool
- * lists among them; the rest are refused), and every answer must hold:
- * - never a 5xx;
- * - every error the router makes in Anthropic's shape `{"type":"error","error":{"type",
- *   "message"},"request_id"}` with one of Anthropic's types (an origin's own answers, marked by
- *   `x-router-origin`, pass through as they are);
- * - no secret (admin, webhook, metrics or origin key) in any answer;
- * - a well-formed request still routes afterwards (checked every 50 cases and after the run).
- * Seeds are random; a failure prints the seed and the shrunk request to reproduce it with.
- */
-import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, messages, origin, pool, putSettings } from "../../test/helpers.ts";
+import { messages, origin, pool, putSettings } from "../../test/helpers.ts";
+import { type Hostile, printable, SECRETS, send } from "../../test/hostile-requests.ts";
 
 const MODEL = "mfuzz-model";
 const ROUTED_BY = "mfz-a";
 const CHECK_EVERY = 50;
 
-const secrets = env as unknown as Record<string, string>;
-const SECRETS = ["ADMIN_TOKEN", "WEBHOOK_SECRET", "METRICS_TOKEN", "TEST_ORIGIN_KEY"].map(
-  (name) => secrets[name] as string,
-);
 /** Anthropic's error types (errors/anthropic-error.ts). */
 const ERROR_TYPES = [
   "invalid_request_error",
@@ -50,11 +31,6 @@ beforeAll(async () => {
 
 // ---- generators --------------------------------------------------------------------------
 
-const printable = (maxLength: number) =>
-  fc.string({
-    unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
-    maxLength,
-  });
 const weird = fc.oneof(
   fc.string({ unit: "binary", maxLength: 30 }),
   printable(40),
@@ -281,29 +257,6 @@ const method = mostly(
 ) as fc.Arbitrary<string>;
 
 // ---- checks ------------------------------------------------------------------------------
-
-interface Hostile {
-  method: string;
-  path: string;
-  headers: [string, string][];
-  body: string | Uint8Array;
-}
-
-/** Send it as a client could; undefined when no client could (the Request is invalid). */
-function send(req: Hostile): Promise<Response> | undefined {
-  let init: RequestInit;
-  try {
-    init = {
-      method: req.method,
-      headers: new Headers(req.headers),
-      body: req.method === "GET" ? null : req.body,
-    };
-    new Request("https://router.test/", init);
-  } catch {
-    return undefined;
-  }
-  return call(req.path, init);
-}
 
 async function expectSafe(res: Response, req: Hostile): Promise<void> {
   const text = await res.text();
