@@ -35,9 +35,17 @@ import { announces } from "./announce.ts";
 import { DecayedRate } from "./decayed-rate.ts";
 import { edgeIndexPool, strided } from "./edge-grain.ts";
 import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
+import type { Batch } from "./record-buffer.ts";
 import { type ReplicaCounters, ReplicaSync } from "./replica-sync.ts";
 import { pickAlone, pickAmongBest, requestSeed, unseenSince } from "./stale-pick.ts";
-import type { HotPrefixEntry, PoolRate, SyncAnswer, SyncRequest } from "./sync-protocol.ts";
+import type {
+  HotPrefixEntry,
+  PoolRate,
+  PushFrame,
+  SyncAnswer,
+  SyncRequest,
+  ViewVersion,
+} from "./sync-protocol.ts";
 
 export interface EdgeReplicaOptions {
   model: string;
@@ -296,10 +304,48 @@ export class EdgeReplica {
   /** The coordinator answered the sync in flight: its records, then its view of the pool. */
   onAnswer(answer: SyncAnswer, now: number): void {
     this.#sync.onAnswer(answer, now, this.#router);
-    this.#overlay.rebase(answer.load, now, this.#sync.waitingEffects());
+    // An older coordinator's answer (no loadSeq) holds the whole vector.
+    const whole = answer.loadSeq === undefined;
+    this.#overlay.rebase(answer.load, now, this.#sync.pendingEffects(), whole);
     this.#rate = answer.rate;
     this.#hot = answer.hot;
     this.#forgetLost(now);
+  }
+
+  /**
+   * A frame from the coordinator's socket (replica-sync.ts, `onFrame`): applied when it
+   * follows this view, else a gap (the replica syncs at once). `acked`: this isolate's batch in
+   * flight was applied.
+   */
+  onFrame(frame: PushFrame, now: number): { applied: boolean; acked: boolean } {
+    const result = this.#sync.onFrame(frame, now, this.#router);
+    if (result.applied) {
+      this.#overlay.rebase(frame.load, now, this.#sync.pendingEffects());
+      this.#rate = frame.rate;
+      this.#hot = frame.hot;
+      this.#forgetLost(now);
+    }
+    return result;
+  }
+
+  /** Whether this replica's socket is open (replica-sync.ts, `setPushing`). */
+  setPushing(on: boolean): void {
+    this.#sync.setPushing(on);
+  }
+
+  /** When this replica, pushing, wants to send a batch up its socket, or null. */
+  nextUploadAt(now: number): number | null {
+    return this.#sync.nextUploadAt(now);
+  }
+
+  /** The batch to send up the socket now, or null (replica-sync.ts, `startUpload`). */
+  startUpload(now: number): Batch | null {
+    return this.#sync.startUpload(now);
+  }
+
+  /** The view this replica holds (what a socket it opens names, for its catch-up). */
+  get since(): ViewVersion | null {
+    return this.#sync.since;
   }
 
   /** The sync in flight failed (no answer in time, or an error): degraded until one succeeds. */
