@@ -28,7 +28,7 @@ import {
 import type { Routed } from "../shared/routed.ts";
 import { type EdgePool, ReplicaRegistry } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
-import { syncOnce } from "./sync-loop.ts";
+import { ABANDON_GRACE_MS, syncOnce } from "./sync-loop.ts";
 
 const SHARED = "edge-shared";
 const DEGRADED = "edge-degraded";
@@ -258,7 +258,7 @@ describe("edge coordination across isolates", () => {
       // promise never settles (workerd drops a dead request's continuations).
       const held = edgePool(iso, r);
       held.replica.startSync(Date.now());
-      held.inFlight = { token: {}, startedAt: Date.now(), done: new Promise<void>(() => {}) };
+      held.inFlight = { token: {}, startedAt: Date.now() };
     };
     const answers = (routing: Promise<Routed>) =>
       Promise.race([
@@ -275,6 +275,25 @@ describe("edge coordination across isolates", () => {
     const long = { ...request(r.model, "dead-long", 0), promptTokens: 50_000 };
     const routing = routeAtEdge(env, iso.ctx, r, long, { registry: iso.registry });
     expect(await answers(routing)).toBe(true);
+  });
+
+  it("defect F: a request finding a sync another request sent, which died, gets its view from a sync of its own", async () => {
+    const r = await ref(ANNOUNCED);
+    const iso = isolate("iso-defect-f");
+    const held = edgePool(iso, r);
+    // Another request's sync, sent just under routeTimeoutMs + ABANDON_GRACE_MS ago: that
+    // request died, and the promise it made never settles (workerd dropped its continuations).
+    held.replica.startSync(Date.now());
+    const startedAt = Date.now() - r.pool.routeTimeoutMs - ABANDON_GRACE_MS + 50;
+    held.inFlight = { token: {}, startedAt };
+    // A cold request: it waits for one sync (within routeTimeoutMs) before it routes.
+    const routed = await route(iso, r, "defect-f", 0);
+    expect(routed.decision.origin).not.toBeNull();
+    // Its wait did not hang on the dead request's promise: it declared that sync failed and
+    // synced itself, so it routed on the pool's view (it waited out its deadline blind).
+    expect(held.replica.counters.answers).toBe(1);
+    expect(held.replica.counters.bootstraps).toBe(1);
+    await settle(iso);
   });
 
   it("a cold isolate whose coordinator does not answer routes at once on its own view", async () => {

@@ -33,12 +33,11 @@ export interface EdgePool {
   /** This isolate's colo group: which coordinator it syncs with. */
   group: number;
   loop: SyncLoop | null;
-  /** The sync in flight, whichever loop or request sent it; `done` when it is settled. */
-  inFlight: {
-    readonly token: object;
-    readonly startedAt: number;
-    readonly done: Promise<void>;
-  } | null;
+  /**
+   * The sync in flight, whichever loop or request sent it; cleared when it settles. No promise:
+   * only the request that sent it may await it (sync-loop.ts, defect F).
+   */
+  inFlight: { readonly token: object; readonly startedAt: number } | null;
 }
 
 export class ReplicaRegistry {

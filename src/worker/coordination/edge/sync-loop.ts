@@ -28,10 +28,12 @@
  *   the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
  *   the first request after the isolate idled past `warmMs` with a view older than
  *   `maxStalenessMs`; not while the coordinator is known not to answer (route-at-edge.ts).
- * - A request that waits for a sync waits on a timer of its own as well (`syncWithin`): the
- *   sync in flight may be another request's, whose promise never settles once that request
- *   died (workerd drops a dead request's continuations), and without the timer the waiting
- *   request hung for good.
+ * - No promise crosses requests (issue 23, defect F): workerd drops a request's continuations
+ *   once that request ends, so a promise made in one request (a sync it sent) may never settle
+ *   for another that awaits it. A request that finds a sync in flight, whoever sent it, watches
+ *   for it to settle on timers of its own (`waitForSync`, every SYNC_POLL_MS); a sync silent past
+ *   its deadline plus ABANDON_GRACE_MS died with its request: the watcher declares it failed
+ *   and sends its own.
  */
 import type { SyncAnswer, SyncRequest } from "../../../core/edge/sync-protocol.ts";
 import type { SyncCall } from "../../objects/edge-rpc-types.ts";
@@ -45,7 +47,9 @@ export const HANDOVER_MS = 10_000;
 /** A loop ends this long after it started, within `waitUntil`'s 30 s after the response. */
 export const LOOP_MAX_MS = 25_000;
 /** A sync silent this long past its deadline was lost with its request. */
-const ABANDON_GRACE_MS = 1000;
+export const ABANDON_GRACE_MS = 1000;
+/** How often a request waiting for another's sync looks whether it settled. */
+const SYNC_POLL_MS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -70,17 +74,11 @@ async function run(pool: EdgePool, env: Env, loop: SyncLoop): Promise<void> {
   while (pool.loop === loop) {
     const now = Date.now();
     if (now - loop.startedAt > LOOP_MAX_MS) break;
-    const deadline = pool.ref.pool.routeTimeoutMs;
     const inFlight = pool.inFlight;
     if (inFlight) {
-      // Another loop's sync: wait for it, unless its request died with it.
-      const silent = now - inFlight.startedAt;
-      if (silent <= deadline + ABANDON_GRACE_MS) {
-        await sleep(Math.min(pool.ref.pool.edge.flushMs, deadline + ABANDON_GRACE_MS - silent));
-        continue;
-      }
-      pool.inFlight = null;
-      pool.replica.onFailure(now);
+      // Another loop's or request's sync: watched on this loop's own timers.
+      await waitForSync(pool, Number.POSITIVE_INFINITY);
+      continue;
     }
     const due = pool.replica.nextSyncAt(now);
     if (due === null) break;
@@ -114,28 +112,52 @@ export async function announced(pool: EdgePool, env: Env, ticket: string): Promi
 
 /**
  * One sync of `pool`'s replica with its coordinator, now; while one is in flight already, that
- * one (whoever sent it) is waited for instead.
+ * one (whoever sent it) is waited for instead, on this request's own timers (`waitForSync`).
  */
-export function syncOnce(pool: EdgePool, env: Env): Promise<void> {
-  const request = pool.replica.startSync(Date.now());
-  if (!request) return pool.inFlight?.done ?? Promise.resolve();
-  const token = {};
-  const done = exchange(pool, env, request, token);
-  pool.inFlight = { token, startedAt: Date.now(), done };
-  return done;
+export async function syncOnce(pool: EdgePool, env: Env): Promise<void> {
+  await syncWithin(pool, env, Number.POSITIVE_INFINITY);
 }
 
 /**
- * `syncOnce`, waited for until `deadline` (ms) at most: the sync in flight may be another
- * request's, which never settles if that request died; this request's own timer always fires.
+ * `syncOnce`, waited for until `deadline` (ms) at most. Its own sync's promise is awaited;
+ * another request's never is (see the module comment).
  */
 export async function syncWithin(pool: EdgePool, env: Env, deadline: number): Promise<void> {
+  if (pool.inFlight) {
+    await waitForSync(pool, deadline);
+    if (pool.inFlight || Date.now() >= deadline) return;
+  }
+  const request = pool.replica.startSync(Date.now());
+  if (!request) return;
+  const token = {};
+  pool.inFlight = { token, startedAt: Date.now() };
+  const done = exchange(pool, env, request, token);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const due = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+    timer = setTimeout(resolve, Math.max(0, Math.min(deadline - Date.now(), 2 ** 31 - 1)));
   });
-  await Promise.race([syncOnce(pool, env), due]);
+  await Promise.race([done, due]);
   clearTimeout(timer);
+}
+
+/**
+ * Until the sync in flight settles (whoever sent it) or `deadline`, looking every SYNC_POLL_MS
+ * on this request's timers; a sync silent past its deadline plus ABANDON_GRACE_MS died with
+ * the request that sent it: it is declared failed here (its late answer, if any, is ignored,
+ * and its batch goes again under the same id, which the coordinator applies once).
+ */
+async function waitForSync(pool: EdgePool, deadline: number): Promise<void> {
+  const watched = pool.inFlight;
+  while (watched && pool.inFlight === watched) {
+    const now = Date.now();
+    if (now - watched.startedAt > pool.ref.pool.routeTimeoutMs + ABANDON_GRACE_MS) {
+      pool.inFlight = null;
+      pool.replica.onFailure(now);
+      return;
+    }
+    if (now >= deadline) return;
+    await sleep(Math.min(SYNC_POLL_MS, deadline - now));
+  }
 }
 
 async function exchange(
