@@ -318,14 +318,19 @@ export class EdgeReplica {
    * flight was applied.
    */
   onFrame(frame: PushFrame, now: number): { applied: boolean; acked: boolean } {
-    const result = this.#sync.onFrame(frame, now, this.#router);
-    if (result.applied) {
-      this.#overlay.rebase(frame.load, now, this.#sync.pendingEffects());
+    const { applied, acked, load } = this.#sync.onFrame(frame, now, this.#router);
+    if (applied) {
+      this.#overlay.rebase(load, now, this.#sync.pendingEffects());
       this.#rate = frame.rate;
       this.#hot = frame.hot;
       this.#forgetLost(now);
     }
-    return result;
+    return { applied, acked };
+  }
+
+  /** Until when this replica stays warm (`warmMs` after its last request). */
+  get warmUntil(): number {
+    return this.#sync.warmUntil;
   }
 
   /** Whether this replica's socket is open (replica-sync.ts, `setPushing`). */

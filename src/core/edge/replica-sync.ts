@@ -29,6 +29,7 @@ import type { SignedEffect } from "./load-overlay.ts";
 import { type Batch, RecordBuffer } from "./record-buffer.ts";
 import type {
   DownRecord,
+  OriginLoadEntry,
   PushFrame,
   SyncAnswer,
   SyncRequest,
@@ -147,6 +148,11 @@ export class ReplicaSync {
    */
   setPushing(on: boolean): void {
     this.#pushing = on;
+  }
+
+  /** Until when the replica stays warm (`warmMs` after its last request). */
+  get warmUntil(): number {
+    return this.#lastRequestAt + this.#pool().edge.warmMs;
   }
 
   /** A request arrived: the replica stays warm for `warmMs` after it. */
@@ -304,9 +310,14 @@ export class ReplicaSync {
    * A frame from the socket: applied when it follows this view (its records from the first this
    * view lacks, its load entries; a frame older than the view brings nothing), else a gap: the
    * replica syncs at once (`nextSyncAt`). Its acknowledgement of this isolate's batch in flight
-   * counts either way. `applied`: the view moved (the caller rebases the load).
+   * counts either way. `applied`: the view moved; `load`: the entries newer than this view's
+   * (none from a frame built before the answer this view came from), for the caller's overlay.
    */
-  onFrame(frame: PushFrame, now: number, router: CoreRouter): { applied: boolean; acked: boolean } {
+  onFrame(
+    frame: PushFrame,
+    now: number,
+    router: CoreRouter,
+  ): { applied: boolean; acked: boolean; load: readonly OriginLoadEntry[] } {
     const c = this.counters;
     c.frames++;
     let acked = false;
@@ -322,8 +333,9 @@ export class ReplicaSync {
     if (!follows) {
       c.gaps++;
       this.#gap = true;
-      return { applied: false, acked };
+      return { applied: false, acked, load: [] };
     }
+    const load = frame.loadSeq > (since.load ?? 0) ? frame.load : [];
     if (frame.version > since.version) {
       this.#applyRecords(frame.records.slice(since.version - frame.from), now, router);
     }
@@ -332,8 +344,8 @@ export class ReplicaSync {
       version: Math.max(since.version, frame.version),
       load: Math.max(since.load ?? 0, frame.loadSeq),
     };
-    this.#adopt(frame, now, router);
-    return { applied: true, acked };
+    this.#adopt({ bytesPerToken: frame.bytesPerToken, load }, now, router);
+    return { applied: true, acked, load };
   }
 
   /** The coordinator's claims, drops and resets, in its order, into `router`. */

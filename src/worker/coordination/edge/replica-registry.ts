@@ -21,6 +21,13 @@ export interface SyncLoop {
   readonly startedAt: number;
   /** When it wakes next; null while it is syncing or deciding. */
   wakeAt: number | null;
+  /** The push socket this loop's request opened (push-socket.ts), closed when the loop ends. */
+  socket: PushSocket | null;
+}
+
+/** A push socket to the pool's coordinator (push-socket.ts). */
+export interface PushSocket {
+  readonly ws: WebSocket;
 }
 
 export interface EdgePool {
@@ -38,6 +45,10 @@ export interface EdgePool {
    * only the request that sent it may await it (sync-loop.ts, defect F).
    */
   inFlight: { readonly token: object; readonly startedAt: number } | null;
+  /** The newest loop's push socket, while open. */
+  socket: PushSocket | null;
+  /** No socket is opened before this (one failed to open, or closed). */
+  socketRetryAt: number;
 }
 
 export class ReplicaRegistry {
@@ -72,6 +83,8 @@ export class ReplicaRegistry {
         group,
         loop: null,
         inFlight: null,
+        socket: null,
+        socketRetryAt: 0,
       };
       this.#pools.set(ref.model, held);
     } else if (held.ref.version.fingerprint !== ref.version.fingerprint) {

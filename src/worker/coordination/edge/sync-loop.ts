@@ -28,6 +28,11 @@
  *   the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
  *   the first request after the isolate idled past `warmMs` with a view older than
  *   `maxStalenessMs`; not while the coordinator is known not to answer (route-at-edge.ts).
+ * - Push (`edge.push`, push-socket.ts): once the replica has a view, the loop opens one socket
+ *   to its coordinator in its own request and holds it while the replica is warm; frames
+ *   arrive on it, batches go up it (`nextUploadAt`), and `sync` is left for a cold start, a gap
+ *   and a closed socket (`nextSyncAt` says when). A newer loop (handover) opens its own socket
+ *   with the replica's view and the old loop closes its one as it ends.
  * - No promise crosses requests (issue 23, defect F): workerd drops a request's continuations
  *   once that request ends, so a promise made in one request (a sync it sent) may never settle
  *   for another that awaits it. A request that finds a sync in flight, whoever sent it, watches
@@ -40,6 +45,7 @@ import type { SyncCall } from "../../objects/edge-rpc-types.ts";
 import { coordinatorStub } from "../../objects/edge-stubs.ts";
 import { withSettings } from "../../objects/settings-first.ts";
 import { withDeadline } from "../../objects/with-deadline.ts";
+import { closeSocket, openSocket, upload as pushUpload, wantsSocket } from "./push-socket.ts";
 import type { EdgePool, SyncLoop } from "./replica-registry.ts";
 
 /** A request newer than this loop's takes the loop over. */
@@ -62,34 +68,63 @@ export function pump(
 ): void {
   const running = pool.loop;
   if (running && now - running.startedAt < HANDOVER_MS) {
-    const due = pool.replica.nextSyncAt(now);
+    const due = nextDue(pool, now);
     if (due === null || running.wakeAt === null || due >= running.wakeAt) return;
   }
-  const loop: SyncLoop = { startedAt: now, wakeAt: null };
+  const loop: SyncLoop = { startedAt: now, wakeAt: null, socket: null };
   pool.loop = loop;
   ctx.waitUntil(run(pool, env, loop));
 }
 
+/** When the replica wants a sync, or (pushing) to send a batch up its socket; null: neither. */
+function nextDue(pool: EdgePool, now: number): number | null {
+  const { replica } = pool;
+  const sync = replica.nextSyncAt(now);
+  const upload = replica.nextUploadAt(now);
+  if (sync === null) return upload;
+  return upload === null ? sync : Math.min(sync, upload);
+}
+
 async function run(pool: EdgePool, env: Env, loop: SyncLoop): Promise<void> {
+  const { replica } = pool;
   while (pool.loop === loop) {
     const now = Date.now();
     if (now - loop.startedAt > LOOP_MAX_MS) break;
-    const inFlight = pool.inFlight;
-    if (inFlight) {
+    if (pool.inFlight) {
       // Another loop's or request's sync: watched on this loop's own timers.
       await waitForSync(pool, Number.POSITIVE_INFINITY);
       continue;
     }
-    const due = pool.replica.nextSyncAt(now);
-    if (due === null) break;
-    if (due > now) {
-      loop.wakeAt = due;
-      await sleep(due - now);
-      loop.wakeAt = null;
+    // Push: this request holds the pool's socket while the replica is warm (push-socket.ts).
+    if (loop.socket && pool.socket !== loop.socket) loop.socket = null;
+    if (wantsSocket(pool, loop.socket, now)) {
+      loop.socket = await openSocket(pool, env);
       continue;
     }
-    await syncOnce(pool, env);
+    const sync = replica.nextSyncAt(now);
+    if (sync !== null && sync <= now) {
+      await syncOnce(pool, env);
+      continue;
+    }
+    const upload = replica.nextUploadAt(now);
+    if (loop.socket && upload !== null && upload <= now) {
+      pushUpload(pool, loop.socket, now);
+      continue;
+    }
+    const due = nextDue(pool, now);
+    // Held open while warm: frames keep coming to this request's socket.
+    const holding = loop.socket !== null && now < replica.warmUntil;
+    if (due === null && !holding) break;
+    const flushMs = pool.ref.pool.edge.flushMs;
+    const wake = Math.min(
+      due ?? Number.POSITIVE_INFINITY,
+      holding ? now + flushMs : Number.POSITIVE_INFINITY,
+    );
+    loop.wakeAt = wake;
+    await sleep(wake - now);
+    loop.wakeAt = null;
   }
+  if (loop.socket) closeSocket(pool, loop.socket);
   if (pool.loop === loop) pool.loop = null;
 }
 
