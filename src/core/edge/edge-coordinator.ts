@@ -17,8 +17,13 @@
  *    them: past that, `more` and the replica asks again), its own included (delta-log.ts), or a
  *    bootstrap when it has no view, holds one from another epoch (this coordinator restarted:
  *    versions restarted with it, so an old version would name other records) or is behind the
- *    log; then the load vector (this group's leases plus the other groups' from the root), each
- *    origin's learned capacity, the pool's decision rate and the hottest prefixes.
+ *    log; then the load entries changed since the replica's last (load-changes.ts; this group's
+ *    leases plus the other groups' from the root), each origin's learned capacity, the pool's
+ *    decision rate and the hottest prefixes.
+ *
+ * Push: `upload` applies a batch sent up a socket (the ledger's rules); `frame` builds, once a
+ * tick, what changed since the last frame for every socket alike; `catchUp` is what a newly
+ * opened socket gets alone (push-frame.ts, load-changes.ts).
  *
  * With several coordinators, each exchanges with the root every `rootIntervalMs`
  * (`rootReport` / `onRootAnswer`): its group's load out, the other groups' load and the

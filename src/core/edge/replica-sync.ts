@@ -22,6 +22,11 @@
  *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
  * - Degraded (the last sync failed): records wait (bounded) and go when the coordinator answers
  *   again; retries back off from `flushMs`, doubling, to at most 2 s.
+ * - Push (`setPushing`, while the Worker holds a socket to the coordinator): batches go up the
+ *   socket when `nextUploadAt` says (the same batches and ids as syncs) and are acknowledged
+ *   by a frame; `onFrame` applies a frame that follows the view and reports a gap otherwise,
+ *   after which `nextSyncAt` asks for a sync at once. Only a cold start, a view too old and a
+ *   gap make it sync while it pushes.
  */
 import type { CoreRouter } from "../router/core-router.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
