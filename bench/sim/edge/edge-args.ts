@@ -14,6 +14,9 @@ export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's
   --coordinators N       coordinator objects S (default 1)
   --colo-stickiness P    probability a request reaches its user's home colo (default 0.9)
   --rtt-far MS           added round trip to the antipodal colo (default 150; 2 ms within one)
+  --sync push|poll       push (default, the setting's edge.push): sockets, one frame per tick
+                         to every isolate, sync as the fallback; poll: every warm isolate syncs
+                         every flushMs
   --flush-ms MS          edge.flushMs (default the setting's, 100)
   --root-interval-ms MS  edge.rootIntervalMs (default the setting's, 500)
   --object-rtt 0|1       1 (default): object mode's requests wait a round trip to the pool's
@@ -36,6 +39,8 @@ export interface EdgeCliOptions {
   coordinators: number[];
   coloStickiness: number;
   rttFarMs: number;
+  /** edge.push: undefined keeps the setting's default (push). */
+  push: boolean | undefined;
   flushMs: number | undefined;
   rootIntervalMs: number | undefined;
   objectRtt: boolean;
@@ -64,6 +69,7 @@ const EDGE_OPTIONS = {
   coordinators: { type: "string" },
   "colo-stickiness": { type: "string" },
   "rtt-far": { type: "string" },
+  sync: { type: "string" },
   "flush-ms": { type: "string" },
   "root-interval-ms": { type: "string" },
   "object-rtt": { type: "string" },
@@ -107,6 +113,10 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
   if (!(stickiness >= 0 && stickiness <= 1)) {
     throw new UsageError(`--colo-stickiness must be in [0, 1], got "${values["colo-stickiness"]}"`);
   }
+  const sync = values.sync;
+  if (sync !== undefined && sync !== "push" && sync !== "poll") {
+    throw new UsageError(`--sync must be push or poll, got "${sync}"`);
+  }
   let sweep: EdgeCliOptions["sweep"] = null;
   if (values.sweep !== undefined) {
     const [name, text] = values.sweep.split("=");
@@ -122,6 +132,7 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
     coordinators: list("coordinators", values.coordinators ?? "1", 1, 64),
     coloStickiness: stickiness,
     rttFarMs: int("rtt-far", values["rtt-far"], 150, 0, 1000),
+    push: sync === undefined ? undefined : sync === "push",
     flushMs:
       values["flush-ms"] === undefined
         ? undefined

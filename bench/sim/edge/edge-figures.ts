@@ -1,16 +1,28 @@
 /**
  * Edge coordination's own figures from what the edge front counted (sim/edge/edge-front.ts): calls
  * per request, the busiest second of a coordinator and of the root, bytes per sync as Workers RPC
- * would carry them, the view's age at decision time, replica memory and the protocol's counters.
+ * would carry them, the object requests a bill counts, the view's age at decision time, replica memory and the protocol's counters.
  */
 
-import { type EdgeCounters, peak } from "../../../sim/edge/edge-front.ts";
+import { billedRequests, type EdgeCounters, peak } from "../../../sim/edge/edge-front.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
 
 export interface EdgeFigures {
   /** Coordinator and root calls (syncs, exchanges) per request; webhooks not counted (both modes make them). */
   callsPerRequest: number;
   syncsPerRequest: number;
+  /**
+   * Billed object requests (`billedRequests`: a sync, connect or root exchange 1, a message up a
+   * socket 1/20) per LLM request and per warm isolate-second; object mode pays 2 per request.
+   */
+  bill: {
+    perRequest: number;
+    perWarmIsolateSecond: number;
+    connects: number;
+    uploads: number;
+    framesBuilt: number;
+    framesDelivered: number;
+  };
   /** Busiest second of the busiest coordinator, and of the root (exchanges and webhooks). */
   peakSyncsPerSecond: number;
   peakRootCallsPerSecond: number;
@@ -45,6 +57,14 @@ export function edgeFigures(
   return {
     callsPerRequest: round((c.syncs + c.rootExchanges) / Math.max(1, requests), 4),
     syncsPerRequest: round(c.syncs / Math.max(1, requests), 4),
+    bill: {
+      perRequest: round(billedRequests(c) / Math.max(1, requests), 4),
+      perWarmIsolateSecond: round(billedRequests(c) / Math.max(1, c.warmSeconds), 4),
+      connects: c.connects,
+      uploads: c.uploads,
+      framesBuilt: c.framesBuilt,
+      framesDelivered: c.framesDelivered,
+    },
     peakSyncsPerSecond: Math.max(0, ...c.callsPerSecond.map(peak)),
     peakRootCallsPerSecond: peak(c.rootCallsPerSecond),
     requestBytes: sizes(c.requestBytes),
