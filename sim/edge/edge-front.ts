@@ -68,6 +68,8 @@ export class EdgeCounters {
    * syncs, connects, uploads at 1/20.
    */
   readonly callsPerSecond: Map<number, number>[];
+  /** Records the coordinators applied per whole second (duplicate batches not counted). */
+  readonly recordsPerSecond = new Map<number, number>();
   /** The root's calls per second: exchanges with coordinators and webhooks; exchanges alone. */
   readonly rootCallsPerSecond = new Map<number, number>();
   readonly rootExchangesPerSecond = new Map<number, number>();
@@ -101,9 +103,9 @@ export function peak(perSecond: Map<number, number>): number {
   return max;
 }
 
-function bump(perSecond: Map<number, number>, t: number, n = 1): void {
+function bump(perSecond: Map<number, number>, t: number, by = 1): void {
   const s = Math.floor(t / 1000);
-  perSecond.set(s, (perSecond.get(s) ?? 0) + n);
+  perSecond.set(s, (perSecond.get(s) ?? 0) + by);
 }
 
 /** The coordinator object's tick and idle stop, and the Worker's loop handover (push). */
@@ -265,6 +267,9 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         bump(c.callsPerSecond[g] as Map<number, number>, at);
         const answer = (coordinators[g] as EdgeCoordinator).sync(request, at);
         active(g, at);
+        if (request.batch && !answer.duplicate) {
+          bump(c.recordsPerSecond, at, request.batch.records.length);
+        }
         if (sample) measure(request, answer);
         env.schedule(at + oneWay, (back) => {
           r.onAnswer(answer, back);
@@ -299,7 +304,9 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
           return;
         }
         bump(c.callsPerSecond[g] as Map<number, number>, at, MESSAGE_BILLING);
-        (coordinators[g] as EdgeCoordinator).upload(r.isolate, batch, at);
+        if ((coordinators[g] as EdgeCoordinator).upload(r.isolate, batch, at) === "applied") {
+          bump(c.recordsPerSecond, at, batch.records.length);
+        }
         active(g, at);
       });
       kick(k, t);
