@@ -63,8 +63,13 @@ export class EdgeCounters {
   failedSyncs = 0;
   rootExchanges = 0;
   webhooks = 0;
-  /** Per coordinator group, syncs it received per whole second of simulated time. */
+  /**
+   * Per coordinator group, billed requests it received per whole second of simulated time:
+   * syncs, connects, messages up sockets at MESSAGE_BILLING.
+   */
   readonly callsPerSecond: Map<number, number>[];
+  /** Records the coordinators applied per whole second (duplicate batches not counted). */
+  readonly recordsPerSecond = new Map<number, number>();
   /** The root's calls per second: exchanges with coordinators and webhooks; exchanges alone. */
   readonly rootCallsPerSecond = new Map<number, number>();
   readonly rootExchangesPerSecond = new Map<number, number>();
@@ -107,10 +112,13 @@ export function peak(perSecond: Map<number, number>): number {
   return max;
 }
 
-function bump(perSecond: Map<number, number>, t: number): void {
+function bump(perSecond: Map<number, number>, t: number, by = 1): void {
   const s = Math.floor(t / 1000);
-  perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
+  perSecond.set(s, (perSecond.get(s) ?? 0) + by);
 }
+
+/** Incoming WebSocket messages bill at 20:1 (Durable Objects pricing). */
+export const MESSAGE_BILLING = 1 / 20;
 
 /**
  * A bill's object requests (Durable Objects pricing, cited in docs/architecture.md): a sync
@@ -118,7 +126,7 @@ function bump(perSecond: Map<number, number>, t: number): void {
  * message down free.
  */
 export function billedRequests(c: EdgeCounters): number {
-  return c.answeredSyncs + c.connects + c.uploads / 20 + c.rootExchanges;
+  return c.answeredSyncs + c.connects + c.uploads * MESSAGE_BILLING + c.rootExchanges;
 }
 
 /** The Worker's (src/worker/objects/coordinator-object.ts, coordination/edge/sync-loop.ts). */
@@ -345,7 +353,10 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         env.schedule(t + oneWayOf(k), (at) => {
           // Lost with a closed socket or an unreachable object: sent again unacknowledged.
           if (down(at) || !served[k]?.has(s)) return;
-          (coordinators[g] as EdgeCoordinator).upload(r.isolate, batch, at);
+          bump(c.callsPerSecond[g] as Map<number, number>, at, MESSAGE_BILLING);
+          if ((coordinators[g] as EdgeCoordinator).upload(r.isolate, batch, at) === "applied") {
+            bump(c.recordsPerSecond, at, batch.records.length);
+          }
           sinceFrame[g] = (sinceFrame[g] as number) + batch.records.length;
           active(g, at);
           if ((sinceFrame[g] as number) >= pool.edge.flushRecords) frame(g, at);
@@ -403,6 +414,9 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         c.answeredSyncs++;
         const answer = (coordinators[g] as EdgeCoordinator).sync(request, at);
         active(g, at);
+        if (request.batch && !answer.duplicate) {
+          bump(c.recordsPerSecond, at, request.batch.records.length);
+        }
         if (sample) measure(request, answer);
         env.schedule(at + oneWay, (back) => {
           r.onAnswer(answer, back);

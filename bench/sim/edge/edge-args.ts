@@ -14,11 +14,9 @@ export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's
   --coordinators N       coordinator objects S (default 1)
   --colo-stickiness P    probability a request reaches its user's home colo (default 0.9)
   --rtt-far MS           added round trip to the antipodal colo (default 150; 2 ms within one)
-  --sync push|poll       push (default, the setting's edge.push): sockets, one frame per tick
-                         to every isolate, sync as the fallback; poll: every warm isolate syncs
-                         every flushMs
   --flush-ms MS          edge.flushMs (default the setting's, 100)
   --root-interval-ms MS  edge.rootIntervalMs (default the setting's, 500)
+  --push 0|1             edge.push: 1 (default) sockets and frames, 0 sync calls only
   --object-rtt 0|1       1 (default): object mode's requests wait a round trip to the pool's
                          object (in the middle colo) before their origin fetch, as the Worker's
                          do; 0: network time is zero in both modes, as in npm run bench
@@ -27,7 +25,8 @@ export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's
                          paired row per value, everything else as given
   --rate LIST            protocol replay at these pool rates (requests/s) for each S in
                          --coordinators (a comma list here), no engines (edge-rate.ts)
-  --rate-seconds S       seconds of traffic per rate probe (default 4)`;
+  --rate-seconds S       seconds a rate probe measures (default 4), after a warm-up of 6 s
+                         (the 5 s hold + 1 s) so requests start and end in them`;
 
 export const SWEEPS = ["isolates", "colos", "flush"] as const;
 export type SweepName = (typeof SWEEPS)[number];
@@ -39,9 +38,9 @@ export interface EdgeCliOptions {
   coordinators: number[];
   coloStickiness: number;
   rttFarMs: number;
-  /** edge.push: undefined keeps the setting's default (push). */
-  push: boolean | undefined;
   flushMs: number | undefined;
+  /** edge.push (sockets and frames; false: sync calls only). */
+  push: boolean;
   rootIntervalMs: number | undefined;
   objectRtt: boolean;
   outageSeconds: number;
@@ -69,10 +68,10 @@ const EDGE_OPTIONS = {
   coordinators: { type: "string" },
   "colo-stickiness": { type: "string" },
   "rtt-far": { type: "string" },
-  sync: { type: "string" },
   "flush-ms": { type: "string" },
   "root-interval-ms": { type: "string" },
   "object-rtt": { type: "string" },
+  push: { type: "string" },
   "outage-s": { type: "string" },
   sweep: { type: "string" },
   rate: { type: "string" },
@@ -113,10 +112,6 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
   if (!(stickiness >= 0 && stickiness <= 1)) {
     throw new UsageError(`--colo-stickiness must be in [0, 1], got "${values["colo-stickiness"]}"`);
   }
-  const sync = values.sync;
-  if (sync !== undefined && sync !== "push" && sync !== "poll") {
-    throw new UsageError(`--sync must be push or poll, got "${sync}"`);
-  }
   let sweep: EdgeCliOptions["sweep"] = null;
   if (values.sweep !== undefined) {
     const [name, text] = values.sweep.split("=");
@@ -132,7 +127,6 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
     coordinators: list("coordinators", values.coordinators ?? "1", 1, 64),
     coloStickiness: stickiness,
     rttFarMs: int("rtt-far", values["rtt-far"], 150, 0, 1000),
-    push: sync === undefined ? undefined : sync === "push",
     flushMs:
       values["flush-ms"] === undefined
         ? undefined
@@ -142,6 +136,7 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
         ? undefined
         : int("root-interval-ms", values["root-interval-ms"], 500, 50, 60_000),
     objectRtt: int("object-rtt", values["object-rtt"], 1, 0, 1) === 1,
+    push: int("push", values.push, 1, 0, 1) === 1,
     outageSeconds: int("outage-s", values["outage-s"], 60, 0, 3600),
     sweep,
     rates: values.rate === undefined ? [] : list("rate", values.rate, 1, 1_000_000),

@@ -8,15 +8,14 @@ import { billedRequests, type EdgeCounters, peak } from "../../../sim/edge/edge-
 import { quantile, round } from "../../../sim/report/stats.ts";
 
 export interface EdgeFigures {
-  /** Coordinator and root calls (syncs, exchanges) per request; webhooks not counted (both modes make them). */
+  /** Billed coordinator and root requests (syncs, connects, uploads at 1/20, exchanges) per request; webhooks not counted (both modes make them). */
   callsPerRequest: number;
   syncsPerRequest: number;
   /**
-   * Billed object requests (`billedRequests`: a sync, connect or root exchange 1, a message up a
-   * socket 1/20) per LLM request and per warm isolate-second; object mode pays 2 per request.
+   * Billed object requests (`billedRequests`) per warm isolate-second (`callsPerRequest` is per
+   * LLM request; object mode pays 2), and what push sent.
    */
   bill: {
-    perRequest: number;
     perWarmIsolateSecond: number;
     connects: number;
     uploads: number;
@@ -55,17 +54,16 @@ export function edgeFigures(
 ): EdgeFigures {
   const ages = Float64Array.from(c.viewAgeMs.filter((a) => !Number.isNaN(a))).sort();
   return {
-    callsPerRequest: round((c.syncs + c.rootExchanges) / Math.max(1, requests), 4),
+    callsPerRequest: round(billedRequests(c) / Math.max(1, requests), 4),
     syncsPerRequest: round(c.syncs / Math.max(1, requests), 4),
     bill: {
-      perRequest: round(billedRequests(c) / Math.max(1, requests), 4),
       perWarmIsolateSecond: round(billedRequests(c) / Math.max(1, c.warmSeconds), 4),
       connects: c.connects,
       uploads: c.uploads,
       framesBuilt: c.framesBuilt,
       framesDelivered: c.framesDelivered,
     },
-    peakSyncsPerSecond: Math.max(0, ...c.callsPerSecond.map(peak)),
+    peakSyncsPerSecond: round(Math.max(0, ...c.callsPerSecond.map(peak)), 2),
     peakRootCallsPerSecond: peak(c.rootCallsPerSecond),
     requestBytes: sizes(c.requestBytes),
     answerBytes: sizes(c.answerBytes),

@@ -39,7 +39,7 @@ describe("edge push in the simulator", () => {
     // Cold starts (one bootstrap each) and little else; polling syncs every flushMs while warm.
     expect(push.syncsPerRequest).toBeLessThan(poll.syncsPerRequest / 5);
     expect(push.viewAgeMs.p99).toBeLessThan(poll.viewAgeMs.p99);
-    expect(push.bill.perRequest).toBeLessThan(poll.bill.perRequest);
+    expect(push.callsPerRequest).toBeLessThan(poll.callsPerRequest);
   }, 60_000);
 
   it("builds one frame per tick whatever the isolate count, and every socket gets it", () => {
@@ -60,10 +60,10 @@ describe("edge push in the simulator", () => {
     const syncs = e.protocol["coordinator.syncs"] as number;
     // Root exchanges: the sum less the rest (one each, webhooks excluded as in object mode).
     const rest = syncs + e.bill.connects + e.bill.uploads / 20;
-    expect(e.bill.perRequest * w.size).toBeGreaterThan(rest - 1);
+    expect(e.callsPerRequest * w.size).toBeGreaterThan(rest - 1);
     expect(e.bill.connects).toBeGreaterThan(0);
     // Far below a request per frame delivered: frames are free.
-    expect(e.bill.perRequest * w.size).toBeLessThan(e.bill.framesDelivered / 10);
+    expect(e.callsPerRequest * w.size).toBeLessThan(e.bill.framesDelivered / 10);
   }, 60_000);
 
   it("a closed socket falls back to sync: an outage closes every socket, replicas sync (and fail: degraded), no request fails", () => {

@@ -24,8 +24,7 @@ export interface PairSummary {
   /** A hot prefix's largest share of one origin over its overflow bound (worst window, worst seed). */
   hotOverBound: { sync: number; edge: number };
   callsPerRequest: number;
-  /** Billed object requests per LLM request and per warm isolate-second (edge-figures.ts). */
-  billPerRequest: number;
+  /** Billed object requests per warm isolate-second (edge-figures.ts). */
   billPerIsolateSecond: number;
   peakSyncsPerSecond: number;
   requestBytes: number;
@@ -92,7 +91,6 @@ export function summarisePairs(label: string, pairs: readonly SeedPair[]): PairS
       edge: max(e.map((r) => r.hotShare.maxOverBound)),
     },
     callsPerRequest: round(avg(x.map((f) => f.callsPerRequest)), 4),
-    billPerRequest: round(avg(x.map((f) => f.bill.perRequest)), 4),
     billPerIsolateSecond: round(avg(x.map((f) => f.bill.perWarmIsolateSecond)), 4),
     peakSyncsPerSecond: max(x.map((f) => f.peakSyncsPerSecond)),
     requestBytes: Math.round(avg(x.map((f) => f.requestBytes.mean))),
@@ -164,7 +162,6 @@ export function pairTable(rows: readonly PairSummary[]): string {
       r.label,
       r.rateRps.toFixed(1),
       r.callsPerRequest.toFixed(3),
-      r.billPerRequest.toFixed(3),
       r.billPerIsolateSecond.toFixed(3),
       String(r.peakSyncsPerSecond),
       String(r.requestBytes),
@@ -177,7 +174,6 @@ export function pairTable(rows: readonly PairSummary[]): string {
       header: [
         "configuration",
         "pool req/s",
-        "calls/req",
         "billed/req",
         "billed/s/warm isolate",
         "peak syncs/s/coord",

@@ -13,6 +13,8 @@
  *    origin held before it; a reroute, an end before the first byte and a cancel log a drop of
  *    what the claim added, as the router's live ticket holds it (`seams.claimOf`: no ticket
  *    map beside the router's). An end carries the engine's cached tokens, which teach capacity.
+ *    A route sent `again` (a request still running when this coordinator restarted, re-sent
+ *    by its replica: replica-sync.ts) is leased as any route, not counted as a new decision.
  * 2. The answer: the records after the replica's version (at most `edge.answerMaxBytes` of
  *    them: past that, `more` and the replica asks again), its own included (delta-log.ts), or a
  *    bootstrap when it has no view, holds one from another epoch (this coordinator restarted:
@@ -40,6 +42,7 @@ import type { PoolSettings } from "../settings/settings-schema.ts";
 import { addRates, DecayedRate } from "./decayed-rate.ts";
 import { DeltaLog } from "./delta-log.ts";
 import { edgeIndexPool } from "./edge-grain.ts";
+import { IsolateCensus, type IsolateCount } from "./isolate-census.ts";
 import { LoadChanges } from "./load-changes.ts";
 import { downRecordJsonBytes } from "./record-bytes.ts";
 import { SHARED_HEAT } from "./stale-pick.ts";
@@ -61,7 +64,7 @@ import type {
 
 export interface EdgeCoordinatorOptions {
   model: string;
-  /** This coordinator's life: unique per start (the object draws a random id). */
+  /** This coordinator's life: unique per start (the object draws a random id), with no `.`. */
   epoch: string;
   /** Its name in root reports (its colo group). */
   id: string;
@@ -123,6 +126,8 @@ export class EdgeCoordinator {
   /** Where the last frame left off; null before the first. */
   #framed: { epoch: string; version: number; loadSeq: number; at: number } | null = null;
   #summary: { version: number; bytes: Uint8Array; at: number } | null = null;
+  /** Distinct isolates heard from (`/admin/state`: the unknown of edge mode's bill). */
+  readonly #census = new IsolateCensus();
   readonly counters: CoordinatorCounters = {
     syncs: 0,
     duplicates: 0,
@@ -135,6 +140,10 @@ export class EdgeCoordinator {
   };
 
   constructor(pool: PoolSettings, options: EdgeCoordinatorOptions) {
+    if (options.epoch.includes(".")) {
+      // `.` separates the life from the log's generation (sync-protocol.ts, `lifeOf`).
+      throw new Error(`EdgeCoordinator: epoch ${JSON.stringify(options.epoch)} contains "."`);
+    }
     this.id = options.id;
     this.#life = options.epoch;
     this.#pool = pool;
@@ -179,6 +188,7 @@ export class EdgeCoordinator {
     const c = this.counters;
     c.syncs++;
     const { isolate, batch, since } = request;
+    this.#census.see(isolate, now);
     const duplicate = batch ? this.upload(isolate, batch, now) === "duplicate" : false;
     let bootstrap: Uint8Array | null = null;
     let from: number;
@@ -225,6 +235,7 @@ export class EdgeCoordinator {
     batch: NonNullable<SyncRequest["batch"]>,
     now: number,
   ): "applied" | "duplicate" {
+    this.#census.see(isolate, now);
     this.#acks.set(isolate, Math.max(batch.id, this.#acks.get(isolate) ?? 0));
     const last = this.#ledger.get(isolate);
     if (last !== undefined && batch.id <= last) {
@@ -372,6 +383,11 @@ export class EdgeCoordinator {
     this.#router.restore(bytes);
   }
 
+  /** Distinct isolates that synced since this coordinator's start and in the last hour. */
+  isolates(now: number): IsolateCount {
+    return this.#census.count(now);
+  }
+
   stats(now: number): RouterStats {
     return this.#router.stats(now);
   }
@@ -386,10 +402,14 @@ export class EdgeCoordinator {
           this.counters.unanchored++;
         }
         this.#claimDown(r.origin, hashes, deepestChunks);
-        const tokensPerChunk = this.#router.tokensPerChunk;
-        const matched = Math.min(r.promptTokens, heldChunks * tokensPerChunk);
-        const attention = this.#pool.prefillAttentionTokens;
-        this.#rate.add(prefillWork(matched, r.promptTokens, attention), now);
+        // A request sent again after a restart (`again`) was decided before: leased, not a
+        // decision of the pool's rate.
+        if (!r.again) {
+          const tokensPerChunk = this.#router.tokensPerChunk;
+          const matched = Math.min(r.promptTokens, heldChunks * tokensPerChunk);
+          const attention = this.#pool.prefillAttentionTokens;
+          this.#rate.add(prefillWork(matched, r.promptTokens, attention), now);
+        }
         if (r.outcome) this.#end(r.ticket, r.outcome, now);
         return;
       }

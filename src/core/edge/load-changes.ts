@@ -16,19 +16,34 @@
  */
 import type { OriginLoadEntry } from "./sync-protocol.ts";
 
-/** The entry without its clock: what counts as a change. */
-function unclocked(e: OriginLoadEntry, now: number): string {
-  const engine = e.engine && { ...e.engine, ageMs: now - e.engine.ageMs };
-  const prefill = e.measuredPrefill && {
-    ...e.measuredPrefill,
-    ageMs: now - e.measuredPrefill.ageMs,
-  };
-  return JSON.stringify({ ...e, engine, measuredPrefill: prefill });
+/**
+ * Whether two builds of an entry (at `thenAt` and `nowAt`) hold the same value: plain data
+ * compared field by field, an `ageMs` as the time it was taken. No strings built: a
+ * coordinator compares every origin at every build (1.6 ms a build at 256 origins with
+ * JSON.stringify, the answer's own cost many times over).
+ */
+function same(then: unknown, thenAt: number, now: unknown, nowAt: number): boolean {
+  if (then === now) return true;
+  if (typeof then !== "object" || typeof now !== "object" || then === null || now === null) {
+    return false;
+  }
+  const a = then as Record<string, unknown>;
+  const b = now as Record<string, unknown>;
+  const keys = Object.keys(b);
+  if (Object.keys(a).length !== keys.length) return false;
+  for (const key of keys) {
+    if (key === "ageMs") {
+      if (thenAt - (a[key] as number) !== nowAt - (b[key] as number)) return false;
+    } else if (!same(a[key], thenAt, b[key], nowAt)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 export class LoadChanges {
   #seq = 0;
-  readonly #held = new Map<string, { value: string; seq: number }>();
+  readonly #held = new Map<string, { entry: OriginLoadEntry; at: number; seq: number }>();
 
   /** The number of the latest change (0: none yet). */
   get seq(): number {
@@ -40,9 +55,9 @@ export class LoadChanges {
     const present = new Set<string>();
     for (const e of vector) {
       present.add(e.id);
-      const value = unclocked(e, now);
       const held = this.#held.get(e.id);
-      if (held?.value !== value) this.#held.set(e.id, { value, seq: ++this.#seq });
+      if (held && same(held.entry, held.at, e, now)) continue;
+      this.#held.set(e.id, { entry: e, at: now, seq: ++this.#seq });
     }
     for (const id of this.#held.keys()) if (!present.has(id)) this.#held.delete(id);
   }

@@ -27,19 +27,28 @@
  *   by a frame; `onFrame` applies a frame that follows the view and reports a gap otherwise,
  *   after which `nextSyncAt` asks for a sync at once. Only a cold start, a view too old and a
  *   gap make it sync while it pushes.
+ * - A coordinator restart (an answer from another life than the view's: `lifeOf`, not a new
+ *   log in the same life) took its leases with it, so the requests still running here would
+ *   count as no load and their ends be ignored (issue 23, defect C). `onAnswer` then names
+ *   the tickets the new life holds already (their route was in the batch it just applied, or
+ *   waits); the replica `resend`s the route of every other live request (`again`), and the
+ *   sync that carries them goes at once: the coordinator's load vector is the truth again one
+ *   round trip after the answer that showed the restart, the replica's own view at once.
  */
 import type { CoreRouter } from "../router/core-router.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import type { SignedEffect } from "./load-overlay.ts";
 import { type Batch, RecordBuffer } from "./record-buffer.ts";
-import type {
-  DownRecord,
-  OriginLoadEntry,
-  PushFrame,
-  SyncAnswer,
-  SyncRequest,
-  UpRecord,
-  ViewVersion,
+import {
+  type DownRecord,
+  lifeOf,
+  type OriginLoadEntry,
+  type PushFrame,
+  type RouteRecord,
+  type SyncAnswer,
+  type SyncRequest,
+  type UpRecord,
+  type ViewVersion,
 } from "./sync-protocol.ts";
 
 /** What a replica counts of its syncs and its view (for stats and the simulator). */
@@ -62,6 +71,10 @@ export interface ReplicaCounters {
   uploads: number;
   frames: number;
   gaps: number;
+  /** Answers from a new life of the coordinator (it restarted). */
+  restarts: number;
+  /** Routes of running requests sent again after a restart. */
+  resent: number;
 }
 
 /** Longest wait between retries while the coordinator does not answer. */
@@ -74,6 +87,8 @@ export class ReplicaSync {
   #since: ViewVersion | null = null;
   /** The last answer was cut at `answerMaxBytes`: the rest is asked for at once. */
   #more = false;
+  /** Routes sent again after a coordinator restart wait: they go at once. */
+  #resent = false;
   #syncing = false;
   /**
    * Long prefills announced before they start: queued (the record waits for a sync), sent (in
@@ -107,6 +122,8 @@ export class ReplicaSync {
     uploads: 0,
     frames: 0,
     gaps: 0,
+    restarts: 0,
+    resent: 0,
   };
 
   /** `pool` reads the replica's current settings (they change with `applySettings`). */
@@ -204,9 +221,9 @@ export class ReplicaSync {
     const failed = this.#failedInRow;
     const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
     const earliest = this.#lastSyncAt + backoff;
-    // Cold, a view too old to route on (syncFirst), the rest of a cut answer, or a frame
-    // that did not follow this view: at once.
-    if (this.#since === null || urgent || this.#more || this.#gap) {
+    // Cold, a view too old to route on (syncFirst), the rest of a cut answer, routes to send
+    // again after a restart, or a frame that did not follow this view: at once.
+    if (this.#since === null || urgent || this.#more || this.#gap || this.#resent) {
       return Math.max(now, earliest);
     }
     // Pushing: the socket carries the records and the view.
@@ -228,6 +245,7 @@ export class ReplicaSync {
   startSync(now: number): SyncRequest | null {
     if (this.#syncing) return null;
     this.#syncing = true;
+    this.#resent = false;
     this.#lastSyncAt = now;
     this.counters.syncs++;
     const batch = this.#takeBatch();
@@ -284,14 +302,22 @@ export class ReplicaSync {
 
   /**
    * The coordinator answered the sync in flight: the batch is acknowledged, and the answer's
-   * index records, bytes per token, capacities and speeds go into `router`.
+   * index records, bytes per token, capacities and speeds go into `router`. Returns null, or,
+   * when the answer comes from a new life of the coordinator (it restarted), the tickets whose
+   * route that life holds already or will get: every other live request is to be `resend`.
    */
-  onAnswer(answer: SyncAnswer, now: number, router: CoreRouter): void {
+  onAnswer(answer: SyncAnswer, now: number, router: CoreRouter): ReadonlySet<string> | null {
     this.#syncing = false;
     this.#failedInRow = 0;
     this.#gap = false;
     const rtt = Math.max(0, now - this.#lastSyncAt);
     this.#rttMs = this.counters.answers === 0 ? rtt : this.#rttMs + (rtt - this.#rttMs) / 8;
+    const since = this.#since;
+    // The batch just answered was applied by the new life (or by it already: `duplicate`).
+    const restarted =
+      since !== null && lifeOf(since.epoch) !== lifeOf(answer.epoch)
+        ? this.#buffer.routeTickets()
+        : null;
     if (this.#syncBatch !== null) this.#acknowledge(this.#syncBatch, now);
     const c = this.counters;
     c.answers++;
@@ -309,6 +335,8 @@ export class ReplicaSync {
     };
     this.#more = answer.more === true;
     this.#adopt(answer, now, router);
+    if (restarted) this.counters.restarts++;
+    return restarted;
   }
 
   /**
@@ -380,6 +408,19 @@ export class ReplicaSync {
     for (const e of view.load) {
       seams.adoptCapacity(e.id, e.capacity);
       if (e.speed) seams.adoptSpeed(e.id, e.speed, now);
+    }
+  }
+
+  /**
+   * After a coordinator restart, the routes of this isolate's running requests that its new
+   * life lacks, each with the load it puts on its origin; they go (`again`) at the next sync,
+   * which is due at once.
+   */
+  resend(routes: Iterable<readonly [RouteRecord, SignedEffect[]]>, now: number): void {
+    for (const [route, effects] of routes) {
+      this.#buffer.push({ ...route, again: true }, effects, now);
+      this.counters.resent++;
+      this.#resent = true;
     }
   }
 

@@ -34,7 +34,8 @@
  *   ledger live in memory and start empty, together: a batch whose answer was lost across a
  *   restart is applied again by the new life, which leases its requests once (the old life's
  *   leases went with it) and counts its reports once in the new life's metrics; claims are
- *   idempotent.
+ *   idempotent. The other requests still running come back as each replica, seeing the new
+ *   epoch's life, sends their routes again (core/edge/replica-sync.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
@@ -247,6 +248,7 @@ export class CoordinatorObject extends DurableObject<Env> {
       logVersion: coordinator.version,
       counters: { ...coordinator.counters },
       sockets: this.ctx.getWebSockets().length,
+      isolates: coordinator.isolates(now),
       rootAgeMs: this.#rootAnsweredAt === null ? null : now - this.#rootAnsweredAt,
     };
   }

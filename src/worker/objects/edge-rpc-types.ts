@@ -5,6 +5,7 @@
  * coordinator and the root tell `/admin/state`.
  */
 import type { CoordinatorCounters } from "../../core/edge/edge-coordinator.ts";
+import type { IsolateCount } from "../../core/edge/isolate-census.ts";
 import type { SyncRequest, ViewVersion } from "../../core/edge/sync-protocol.ts";
 import type { RequestReport } from "../request-record/request-report.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
@@ -66,6 +67,11 @@ export interface CoordinatorState extends ObjectState {
   readonly counters: CoordinatorCounters;
   /** Push sockets open now. */
   readonly sockets: number;
+  /**
+   * Distinct isolates that synced with this coordinator (HyperLogLog, 3.25% standard error):
+   * what edge mode's bill scales with (docs/architecture.md, "Cost model").
+   */
+  readonly isolates: IsolateCount;
   /** The root's last answer, ms ago; null before the first. */
   readonly rootAgeMs: number | null;
 }
