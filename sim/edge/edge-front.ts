@@ -8,6 +8,14 @@
  *   reaches its group's coordinator half a round trip later (topology.ts), the answer returns
  *   after the other half. One sync per replica at a time; a sync during an outage fails after
  *   the round trip (the object is unreachable: an error, not a hang).
+ * - Push (`edge.push`, as the Worker's sync loop and push-socket.ts): once a replica's sync
+ *   answered, it holds a socket (a connect, counted again every HANDOVER_MS of use as the
+ *   Worker's loops hand over) while warm; its batches go up it when `nextUploadAt` says, half a
+ *   round trip; each coordinator, while batches or syncs came in the last IDLE_MS, builds one
+ *   frame every TICK_MS and each open socket gets it half a round trip later (`onFrame`; a gap
+ *   makes that replica sync). An upload during an outage closes the socket: the replica falls
+ *   back to syncs until one answers. Billed object requests (`callsPerSecond`): a sync, a
+ *   connect, an upload at 1/20 (incoming WebSocket messages bill 20:1); frames are free.
  * - Each coordinator exchanges with the root every `rootIntervalMs`, half a round trip each
  *   way; the engines' webhooks reach the root when the replay delivers them.
  * - Outage: every coordinator is unreachable over [from, from + duration): syncs and root
@@ -48,10 +56,17 @@ export interface EdgeFrontOptions {
 /** Everything the edge front counts while the replay runs. */
 export class EdgeCounters {
   syncs = 0;
+  /** Push: sockets opened (and handed over), batches sent up them, frames built. */
+  connects = 0;
+  uploads = 0;
+  frames = 0;
   failedSyncs = 0;
   rootExchanges = 0;
   webhooks = 0;
-  /** Per coordinator group, syncs it received per whole second of simulated time. */
+  /**
+   * Per coordinator group, billed requests it received per whole second of simulated time:
+   * syncs, connects, uploads at 1/20.
+   */
   readonly callsPerSecond: Map<number, number>[];
   /** Records the coordinators applied per whole second (duplicate batches not counted). */
   readonly recordsPerSecond = new Map<number, number>();
@@ -92,6 +107,13 @@ function bump(perSecond: Map<number, number>, t: number, by = 1): void {
   const s = Math.floor(t / 1000);
   perSecond.set(s, (perSecond.get(s) ?? 0) + by);
 }
+
+/** The coordinator object's tick and idle stop, and the Worker's loop handover (push). */
+const TICK_MS = 20;
+const IDLE_MS = 2000;
+const HANDOVER_MS = 10_000;
+/** Incoming WebSocket messages bill at 20:1 (Durable Objects pricing). */
+export const MESSAGE_BILLING = 1 / 20;
 
 /** Replica memory is sampled this often (stats are O(origins), but there are many replicas). */
 const MEMORY_SAMPLE_MS = 30_000;
@@ -140,9 +162,65 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     const timer: (number | null)[] = replicas.map(() => null);
     let syncCount = 0;
 
+    const push = pool.edge.push;
+    /** Per replica, when its socket opened or was last handed over (null: none open). */
+    const openedAt: (number | null)[] = replicas.map(() => null);
+    /** Per group, the last batch or sync it received, and whether its tick runs. */
+    const activeAt: number[] = coordinators.map(() => Number.NEGATIVE_INFINITY);
+    const ticking: boolean[] = coordinators.map(() => false);
+    const oneWayOf = (k: number) => {
+      const g = topology.groupOfIsolate(k);
+      return (
+        topology.rttMs(topology.coloOf[k] as number, topology.coordinatorColo[g] as number) / 2
+      );
+    };
+    /** When replica k wants a sync or an upload (null: neither). */
+    const nextOf = (r: EdgeReplica, t: number): number | null => {
+      const sync = r.nextSyncAt(t);
+      const upload = r.nextUploadAt(t);
+      if (sync === null) return upload;
+      return upload === null ? sync : Math.min(sync, upload);
+    };
+    const setSocket = (k: number, t: number, open: boolean) => {
+      const r = replicas[k] as EdgeReplica;
+      if (open && openedAt[k] === null) {
+        c.connects++;
+        bump(c.callsPerSecond[topology.groupOfIsolate(k)] as Map<number, number>, t);
+        openedAt[k] = t;
+      } else if (!open) {
+        openedAt[k] = null;
+      }
+      r.setPushing(open);
+    };
+    const active = (g: number, t: number) => {
+      activeAt[g] = t;
+      if (!push || ticking[g]) return;
+      ticking[g] = true;
+      env.schedule(t + TICK_MS, (at) => tick(g, at));
+    };
+    const tick = (g: number, t: number) => {
+      if (down(t) || t - (activeAt[g] as number) >= IDLE_MS) {
+        ticking[g] = false;
+        return;
+      }
+      env.schedule(t + TICK_MS, (at) => tick(g, at));
+      const frame = (coordinators[g] as EdgeCoordinator).frame(t);
+      if (!frame) return;
+      c.frames++;
+      replicas.forEach((r, k) => {
+        if (topology.groupOfIsolate(k) !== g || openedAt[k] === null) return;
+        env.schedule(t + oneWayOf(k), (at) => {
+          if (openedAt[k] === null) return;
+          r.onFrame(frame, at);
+          release(k, at);
+          kick(k, at);
+        });
+      });
+    };
+
     const kick = (k: number, t: number) => {
       const r = replicas[k] as EdgeReplica;
-      const next = r.nextSyncAt(t);
+      const next = nextOf(r, t);
       if (next === null) return;
       const at = Math.max(next, t);
       const set = timer[k];
@@ -157,9 +235,18 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
 
     const fire = (k: number, t: number) => {
       const r = replicas[k] as EdgeReplica;
-      const next = r.nextSyncAt(t);
+      // The Worker's loop ends, closing its socket, once the replica is no longer warm.
+      if (openedAt[k] !== null && t >= r.warmUntil && r.nextUploadAt(t) === null) {
+        setSocket(k, t, false);
+      }
+      const sync = r.nextSyncAt(t);
+      if (openedAt[k] !== null && (sync === null || sync > t)) {
+        const upload = r.nextUploadAt(t);
+        if (upload !== null && upload <= t) return send(k, t);
+      }
+      const next = nextOf(r, t);
       if (next === null) return;
-      if (next > t) return kick(k, t);
+      if (next > t || sync === null || sync > t) return kick(k, t);
       const request = r.startSync(t);
       if (!request) return;
       const g = topology.groupOfIsolate(k);
@@ -179,16 +266,50 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         }
         bump(c.callsPerSecond[g] as Map<number, number>, at);
         const answer = (coordinators[g] as EdgeCoordinator).sync(request, at);
+        active(g, at);
         if (request.batch && !answer.duplicate) {
           bump(c.recordsPerSecond, at, request.batch.records.length);
         }
         if (sample) measure(request, answer);
         env.schedule(at + oneWay, (back) => {
           r.onAnswer(answer, back);
+          if (push && back < r.warmUntil) setSocket(k, back, true);
           release(k, back);
           kick(k, back);
         });
       });
+    };
+
+    /** Replica k's batch up its socket (push). */
+    const send = (k: number, t: number) => {
+      const r = replicas[k] as EdgeReplica;
+      if (t - (openedAt[k] as number) >= HANDOVER_MS) {
+        // A newer request's loop took over: its own socket, one more connect.
+        c.connects++;
+        bump(c.callsPerSecond[topology.groupOfIsolate(k)] as Map<number, number>, t);
+        openedAt[k] = t;
+      }
+      const batch = r.startUpload(t);
+      if (!batch) return kick(k, t);
+      const g = topology.groupOfIsolate(k);
+      const oneWay = oneWayOf(k);
+      c.uploads++;
+      env.schedule(t + oneWay, (at) => {
+        if (down(at)) {
+          // The socket breaks: back to syncs (which fail, and back off, until it answers).
+          env.schedule(at + oneWay, (back) => {
+            setSocket(k, back, false);
+            kick(k, back);
+          });
+          return;
+        }
+        bump(c.callsPerSecond[g] as Map<number, number>, at, MESSAGE_BILLING);
+        if ((coordinators[g] as EdgeCoordinator).upload(r.isolate, batch, at) === "applied") {
+          bump(c.recordsPerSecond, at, batch.records.length);
+        }
+        active(g, at);
+      });
+      kick(k, t);
     };
 
     const measure = (request: SyncRequest, answer: SyncAnswer) => {

@@ -33,6 +33,7 @@ function specOf(o: EdgeCliOptions, coordinators: number): EdgeSpec {
     },
     stickiness: { colo: o.coloStickiness, isolate: 0 },
     edge: {
+      push: o.push,
       ...(o.flushMs === undefined ? {} : { flushMs: o.flushMs }),
       ...(o.rootIntervalMs === undefined ? {} : { rootIntervalMs: o.rootIntervalMs }),
     },

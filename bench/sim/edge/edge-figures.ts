@@ -4,11 +4,11 @@
  * would carry them, the view's age at decision time, replica memory and the protocol's counters.
  */
 
-import { type EdgeCounters, peak } from "../../../sim/edge/edge-front.ts";
+import { type EdgeCounters, MESSAGE_BILLING, peak } from "../../../sim/edge/edge-front.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
 
 export interface EdgeFigures {
-  /** Coordinator and root calls (syncs, exchanges) per request; webhooks not counted (both modes make them). */
+  /** Billed coordinator and root requests (syncs, connects, uploads at 1/20, exchanges) per request; webhooks not counted (both modes make them). */
   callsPerRequest: number;
   syncsPerRequest: number;
   /** Busiest second of the busiest coordinator, and of the root (exchanges and webhooks). */
@@ -43,9 +43,13 @@ export function edgeFigures(
 ): EdgeFigures {
   const ages = Float64Array.from(c.viewAgeMs.filter((a) => !Number.isNaN(a))).sort();
   return {
-    callsPerRequest: round((c.syncs + c.rootExchanges) / Math.max(1, requests), 4),
+    callsPerRequest: round(
+      (c.syncs + c.connects + c.uploads * MESSAGE_BILLING + c.rootExchanges) /
+        Math.max(1, requests),
+      4,
+    ),
     syncsPerRequest: round(c.syncs / Math.max(1, requests), 4),
-    peakSyncsPerSecond: Math.max(0, ...c.callsPerSecond.map(peak)),
+    peakSyncsPerSecond: round(Math.max(0, ...c.callsPerSecond.map(peak)), 2),
     peakRootCallsPerSecond: peak(c.rootCallsPerSecond),
     requestBytes: sizes(c.requestBytes),
     answerBytes: sizes(c.answerBytes),
