@@ -1,10 +1,3 @@
-/**
- * Edge coordination in workerd: several isolates stand as several `ReplicaRegistry`s (each its
- * own replicas, as module scope would give each isolate) syncing over real RPC with one
- * coordinator object, whose root takes the engines' webhooks. Requests through the Worker's
- * entry point check the wiring (no pool object is asked; `/admin/state` shows the coordinator).
- */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
@@ -12,7 +5,7 @@ import type { RouteDecision } from "../../../core/router/router-types.ts";
 import type { CoordinatorState } from "../../objects/edge-rpc-types.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import type { RequestReport } from "../../request-record/request-report.ts";
-import { currentSettings } from "../../settings/settings-cache.ts";
+import { type Isolate, isolate, ref, settle } from "../../test/edge-isolates.ts";
 import {
   admin,
   chat,
@@ -26,7 +19,7 @@ import {
   waitFor,
 } from "../../test/helpers.ts";
 import type { Routed } from "../shared/routed.ts";
-import { type EdgePool, ReplicaRegistry } from "./replica-registry.ts";
+import type { EdgePool } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { ABANDON_GRACE_MS, syncOnce } from "./sync-loop.ts";
 
@@ -64,30 +57,6 @@ beforeAll(async () => {
     },
   });
 });
-
-async function ref(model: string): Promise<PoolRef> {
-  const settings = await currentSettings(env);
-  const pool = settings.pool(model);
-  if (!pool) throw new Error(`no pool ${model}`);
-  return { model, pool, version: settings.version(model) };
-}
-
-interface Isolate {
-  readonly registry: ReplicaRegistry;
-  /** The context of its requests, whose `waitUntil` runs its sync loop. */
-  ctx: ExecutionContext;
-}
-
-/** One isolate: its registry, and a context whose `waitUntil` the test can wait on. */
-function isolate(name: string): Isolate {
-  return { registry: new ReplicaRegistry(name), ctx: createExecutionContext() };
-}
-
-/** Wait for the isolate's sync loop to end (nothing left to sync), then start a new context. */
-async function settle(iso: Isolate): Promise<void> {
-  await waitOnExecutionContext(iso.ctx);
-  iso.ctx = createExecutionContext();
-}
 
 function request(model: string, topic: string, turns: number) {
   const key = promptKey({ model, messages: conversation(topic, turns) });
