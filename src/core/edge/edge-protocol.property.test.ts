@@ -18,12 +18,10 @@
  *   restart), and replicas converge. A new isolate that draws an evicted one's id (what 128-bit
  *   ids make a 2^-64 event: defect A) has its first batches answered `duplicate`, which hides
  *   its load and claims; even then no lease outlives its request.
- *   Known divergence, left open: a replica takes a failed request's claim back at once, while
- *   the coordinator anchors another isolate's claim, made before it heard of the failure, at
- *   the deepest chunk any origin held, which only the failed claim held; the replica cannot
- *   place that claim (`claimsUnplaced`) and misses it until the prefix is claimed again. Runs
- *   where a replica counted one check its index against the coordinator's no further. (Fix
- *   proposed: anchor at what the claiming origin itself held, `heldChunks`.)
+ *   Every replica converges, including one that took a failed request's claim back: replicas
+ *   leave take-backs to the coordinator's drop record (core-router.ts `#newIndex`), so another
+ *   isolate's claim anchored at a chunk only the failed claim held still finds it (before that
+ *   change a replica missed such a claim about once in 1,500 runs; 8,000 runs since, none).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -213,8 +211,7 @@ describe("edge coordination (properties)", () => {
         expect(coordinator.router.outstanding).toBe(0);
         for (const r of replicas) expect(r.router.outstanding).toBe(0);
         const truth = indexReader(coordinator.router);
-        // Not a replica that could not place a claim (the known divergence in the header).
-        for (const r of replicas.filter((r) => r.counters.claimsUnplaced === 0)) {
+        for (const r of replicas) {
           const read = indexReader(r.router);
           for (let c = 0; c < 8; c++) {
             for (let t = 0; t < 4; t++) {
@@ -269,10 +266,7 @@ describe("edge coordination (properties)", () => {
         if (world.collided()) return;
         for (const r of world.replicas()) expect(r.router.outstanding).toBe(0);
         const truth = indexReader(world.coordinator().router);
-        // A claim the coordinator anchored at a chunk only a failed request's origin held, which
-        // this replica took back before the coordinator did, cannot be placed here (counted);
-        // found by this test about once in 1,500 runs, left open (see the header).
-        for (const r of world.replicas().filter((r) => r.counters.claimsUnplaced === 0)) {
+        for (const r of world.replicas()) {
           const read = indexReader(r.router);
           for (let c = 0; c < 8; c++) {
             for (let t = 0; t < 4; t++) {
