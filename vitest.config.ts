@@ -16,6 +16,9 @@ export default defineConfig({
             "bench/**/*.test.ts",
             "tools/**/*.test.ts",
           ],
+          // A hang guard, not a speed check: property tests take seconds on a loaded machine
+          // (the radix index's once passed 5 s beside a benchmark).
+          testTimeout: 30_000,
         },
       },
       {

@@ -53,6 +53,8 @@ export class EdgeCounters {
   webhooks = 0;
   /** Per coordinator group, syncs it received per whole second of simulated time. */
   readonly callsPerSecond: Map<number, number>[];
+  /** Records the coordinators applied per whole second (duplicate batches not counted). */
+  readonly recordsPerSecond = new Map<number, number>();
   /** The root's calls per second: exchanges with coordinators and webhooks; exchanges alone. */
   readonly rootCallsPerSecond = new Map<number, number>();
   readonly rootExchangesPerSecond = new Map<number, number>();
@@ -86,9 +88,9 @@ export function peak(perSecond: Map<number, number>): number {
   return max;
 }
 
-function bump(perSecond: Map<number, number>, t: number): void {
+function bump(perSecond: Map<number, number>, t: number, by = 1): void {
   const s = Math.floor(t / 1000);
-  perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
+  perSecond.set(s, (perSecond.get(s) ?? 0) + by);
 }
 
 /** Replica memory is sampled this often (stats are O(origins), but there are many replicas). */
@@ -177,6 +179,9 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         }
         bump(c.callsPerSecond[g] as Map<number, number>, at);
         const answer = (coordinators[g] as EdgeCoordinator).sync(request, at);
+        if (request.batch && !answer.duplicate) {
+          bump(c.recordsPerSecond, at, request.batch.records.length);
+        }
         if (sample) measure(request, answer);
         env.schedule(at + oneWay, (back) => {
           r.onAnswer(answer, back);

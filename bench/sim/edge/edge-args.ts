@@ -24,7 +24,8 @@ export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's
                          paired row per value, everything else as given
   --rate LIST            protocol replay at these pool rates (requests/s) for each S in
                          --coordinators (a comma list here), no engines (edge-rate.ts)
-  --rate-seconds S       seconds of traffic per rate probe (default 4)`;
+  --rate-seconds S       seconds a rate probe measures (default 4), after a warm-up of 6 s
+                         (the 5 s hold + 1 s) so requests start and end in them`;
 
 export const SWEEPS = ["isolates", "colos", "flush"] as const;
 export type SweepName = (typeof SWEEPS)[number];

@@ -4,10 +4,11 @@ import { describe, expect, it } from "vitest";
 import { assignIsolates, usersOf } from "../../../sim/edge/sessions.ts";
 import { Topology } from "../../../sim/edge/topology.ts";
 import { withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
+import { hashesOf } from "../../../sim/workload/workload.ts";
 import { parseCli, UsageError } from "../args.ts";
 import { parseEdgeCli } from "./edge-args.ts";
 import { type EdgeSpec, runPair } from "./edge-pair.ts";
-import { runRate } from "./edge-rate.ts";
+import { promptHashes, runRate } from "./edge-rate.ts";
 import { formatRatio, meanInterval, ratioStats } from "./paired-stats.ts";
 
 const base = parseCli(["--format", "synthetic:sessions", "--limit", "300", "--policies", "cost"]);
@@ -146,4 +147,35 @@ describe("edge replay", () => {
     expect(fast.learned.bytesPerToken.bytesPerToken).toBeCloseTo(4, 1);
     for (const samples of fast.learned.prefillSamples) expect(samples).toBeGreaterThan(0);
   }, 60_000);
+
+  it("defect I: the rate probe's window holds end records and fresh prompts, not a trace's repeats", () => {
+    const s = spec();
+    const w = workloadOf(s.bench);
+    // The CLI's 5 s holds; seven passes over the 300-request workload.
+    const r = runRate(s, { rateRps: 200, seconds: 4, holdMs: 5000 }, w, 1);
+    expect(r.passes).toBeGreaterThanOrEqual(7);
+    // Every request arriving in the window is matched by one ending in it: route and end records.
+    expect(r.warmEndsPerRequest).toBeGreaterThan(0.95);
+    expect(r.warmRecordsPerRequest).toBeGreaterThan(1.9);
+    // Each pass brings new prompts to claim: the index holds several passes' chunks, not one's.
+    const once = runRate(s, { rateRps: 40, seconds: 1, holdMs: 5000 }, w, 1);
+    expect(once.passes).toBe(1);
+    expect(r.coordinatorChunks).toBeGreaterThan(5 * once.coordinatorChunks);
+  }, 60_000);
+
+  it("re-keys a replayed prompt: the same sharing within a pass, none across passes", () => {
+    const w = workloadOf(spec().bench);
+    const a = promptHashes(w, 0);
+    expect(promptHashes(w, w.size)).toHaveLength(a.length);
+    const again = new Set(promptHashes(w, w.size));
+    expect(Array.from(a).some((h) => again.has(h))).toBe(false);
+    // Two prompts sharing a first chunk in pass 0 share it in pass 2 too.
+    const first = a[0] as number;
+    const j = Array.from({ length: w.size }, (_, k) => k).find(
+      (k) => k > 0 && hashesOf(w, k)[0] === first,
+    );
+    expect(j).toBeDefined();
+    expect(promptHashes(w, 2 * w.size + (j as number))[0]).toBe(promptHashes(w, 2 * w.size)[0]);
+    expect(promptHashes(w, 2 * w.size)[0]).not.toBe(first);
+  });
 });

@@ -35,6 +35,7 @@ import type { PoolSettings } from "../settings/settings-schema.ts";
 import { addRates, DecayedRate } from "./decayed-rate.ts";
 import { DeltaLog } from "./delta-log.ts";
 import { edgeIndexPool } from "./edge-grain.ts";
+import { IsolateCensus, type IsolateCount } from "./isolate-census.ts";
 import { SHARED_HEAT } from "./stale-pick.ts";
 import { boundedSnapshot } from "./summary.ts";
 import type {
@@ -106,6 +107,8 @@ export class EdgeCoordinator {
   #rootEpoch: string | null = null;
   readonly #seen = new Map<string, EngineSeen>();
   #summary: { version: number; bytes: Uint8Array; at: number } | null = null;
+  /** Distinct isolates heard from (`/admin/state`: the unknown of edge mode's bill). */
+  readonly #census = new IsolateCensus();
   readonly counters: CoordinatorCounters = {
     syncs: 0,
     duplicates: 0,
@@ -161,6 +164,7 @@ export class EdgeCoordinator {
     const c = this.counters;
     c.syncs++;
     const { isolate, batch, since } = request;
+    this.#census.see(isolate, now);
     let duplicate = false;
     if (batch) {
       const last = this.#ledger.get(isolate);
@@ -275,6 +279,11 @@ export class EdgeCoordinator {
   /** Start from a snapshot (a restarted object): the index; leases start empty. */
   restore(bytes: Uint8Array): void {
     this.#router.restore(bytes);
+  }
+
+  /** Distinct isolates that synced since this coordinator's start and in the last hour. */
+  isolates(now: number): IsolateCount {
+    return this.#census.count(now);
   }
 
   stats(now: number): RouterStats {

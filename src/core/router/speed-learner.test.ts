@@ -61,7 +61,12 @@ describe("SpeedLearner", () => {
     expect(l.saved(A).fixedMs).toBeCloseTo(35, 0);
   });
 
-  it("property: noisy samples converge within 20% after 100, whatever the prior", () => {
+  // Speed is only as identifiable as the work's share of a TTFT: at 83,000 tokens/s beside 50 ms
+  // of fixed time, 20% noise leaves the 64-sample fit a 4.5% standard error, and one draw in
+  // about 10,000 lands past 20% (a CI run once hit it). So the property bounds the worst case
+  // with room (30%; the largest of 7,000 draws, 2,000 of them in that corner, was 22%), and a
+  // seeded population bounds the typical error tightly (measured on 5,000: median 2.1%, p95 6.6%; these 250: 2.0%, 6.0%).
+  it("property: noisy samples converge within 30% after 100, whatever the prior", () => {
     fc.assert(
       fc.property(
         fc.double({ min: 1_000, max: 100_000, noNaN: true }),
@@ -72,12 +77,28 @@ describe("SpeedLearner", () => {
           const l = learner(speed * calibration);
           // TTFTs off by up to 20% either way; F up to 50 ms (an engine's scheduling, HTTP).
           feed(l, origin(speed, fixedMs, 0.2, seed), 100, 0);
-          return within(l.speed(A), speed, 0.2);
+          return within(l.speed(A), speed, 0.3);
         },
       ),
       { numRuns: 100 },
     );
   });
+
+  it("a seeded population of 250 noisy origins: median error under 3%, p95 under 9%, after 100 samples", () => {
+    const u = uniform(20261205);
+    const errors: number[] = [];
+    for (let k = 0; k < 250; k++) {
+      const speed = 1_000 + u() * 99_000;
+      const fixedMs = u() * 50;
+      const calibration = [0.4, 2.5, 0.1, 10][Math.floor(u() * 4)] as number;
+      const l = learner(speed * calibration);
+      feed(l, origin(speed, fixedMs, 0.2, Math.floor(u() * 2 ** 31)), 100, 0);
+      errors.push(Math.abs(l.speed(A) / speed - 1));
+    }
+    errors.sort((a, b) => a - b);
+    expect(errors[125]).toBeLessThan(0.03);
+    expect(errors[237]).toBeLessThan(0.09);
+  }, 60_000);
 
   it("property: follows a speed step (a GPU swapped) within 100 samples", () => {
     fc.assert(

@@ -134,6 +134,7 @@ export class CoordinatorObject extends DurableObject<Env> {
       epoch: coordinator.epoch,
       logVersion: coordinator.version,
       counters: { ...coordinator.counters },
+      isolates: coordinator.isolates(now),
       rootAgeMs: this.#rootAnsweredAt === null ? null : now - this.#rootAnsweredAt,
     };
   }

@@ -5,6 +5,7 @@
  * coordinator and the root tell `/admin/state`.
  */
 import type { CoordinatorCounters } from "../../core/edge/edge-coordinator.ts";
+import type { IsolateCount } from "../../core/edge/isolate-census.ts";
 import type { SyncRequest } from "../../core/edge/sync-protocol.ts";
 import type { RequestReport } from "../request-record/request-report.ts";
 import type { PoolVersion } from "../settings/pool-version.ts";
@@ -28,6 +29,11 @@ export interface CoordinatorState extends ObjectState {
   /** Records logged in this epoch (the version replicas sync from). */
   readonly logVersion: number;
   readonly counters: CoordinatorCounters;
+  /**
+   * Distinct isolates that synced with this coordinator (HyperLogLog, 3.25% standard error):
+   * what edge mode's bill scales with (docs/architecture.md, "Cost model").
+   */
+  readonly isolates: IsolateCount;
   /** The root's last answer, ms ago; null before the first. */
   readonly rootAgeMs: number | null;
 }

@@ -37,6 +37,7 @@ const WEBHOOK = "edge-webhook";
 const HTTP = "edge-http";
 const SHARDED = "edge-sharded";
 const ANNOUNCED = "edge-announced";
+const CENSUS = "edge-census";
 /** Syncs only when asked (warmMs 0) and soon (flushMs 10), so each test decides when. */
 const EDGE = { flushMs: 10, warmMs: 0, rootIntervalMs: 50 };
 
@@ -51,6 +52,7 @@ beforeAll(async () => {
       [WEBHOOK]: edge("w"),
       [HTTP]: edge("h"),
       [ANNOUNCED]: edge("a"),
+      [CENSUS]: edge("c"),
       [SHARDED]: pool(origins("g"), {
         coordination: "edge",
         edge: { ...EDGE, coordinators: 2 },
@@ -399,5 +401,18 @@ describe("edge pools through the Worker", () => {
     expect(state.coordinators).toHaveLength(1);
     expect(state.object?.metrics).toBeDefined();
     expect(state.replica?.counters.answers).toBeGreaterThan(0);
+  });
+
+  it("/admin/state shows the distinct isolates each coordinator heard from", async () => {
+    const r = await ref(CENSUS);
+    const isolates = ["census-1", "census-2", "census-3"].map(isolate);
+    for (const iso of isolates) await syncOnce(edgePool(iso, r), env);
+    // Syncing again is the same isolate, not another.
+    await syncOnce(edgePool(isolates[0] as Isolate, r), env);
+    const state = (await (await admin(`/admin/state?model=${CENSUS}`)).json()) as {
+      coordinators: CoordinatorState[];
+    };
+    expect(state.coordinators[0]?.isolates).toMatchObject({ sinceStart: 3, lastHour: 3 });
+    expect(state.coordinators[0]?.isolates.standardError).toBeCloseTo(0.0325, 4);
   });
 });
