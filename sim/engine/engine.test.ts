@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { prefillWork } from "../../src/core/prefill-work.ts";
 import { type Engine, engineRequest } from "./engine.ts";
 import { BLOCK, blocksOf, newEngine, replay } from "./test-engine.ts";
 
@@ -194,6 +195,21 @@ describe("Engine", () => {
     expect(engine.running).toBe(0);
     expect(engine.cache.used).toBe(0);
     expect(engine.start(40)).toBeNull();
+  });
+
+  it("counts its prefill backlog in the router's unit, attention-weighted, not in raw tokens", () => {
+    // The queue probe compared the router's attention-weighted queue with this backlog in raw
+    // tokens, so on long prompts the router looked twice the engine's queue.
+    const engine = newEngine({ attentionTokens: 100, maxBatchedTokens: 20 });
+    const r = engineRequest(0, blocksOf(1, 10), 40, 1, 0);
+    engine.enqueue(r);
+    expect(engine.prefillBacklog).toBeCloseTo(prefillWork(0, 40, 100), 9);
+    engine.start(0);
+    engine.finish();
+    // Half prefilled: the rest attends to the first 20 tokens too.
+    expect(r.computed).toBe(20);
+    expect(engine.prefillBacklog).toBeCloseTo(prefillWork(20, 40, 100), 9);
+    expect(engine.prefillBacklog).toBeGreaterThan(20);
   });
 });
 

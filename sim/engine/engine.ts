@@ -38,6 +38,7 @@
  * Every gap of every request also goes to `gaps` (token-gaps.ts), one entry per iteration.
  */
 import { type KvEvent, MAX_KV_HASHES } from "../../src/core/engine-events.ts";
+import { prefillWork } from "../../src/core/prefill-work.ts";
 import { BlockCache } from "./block-cache.ts";
 import { iterationMs, prefillMs } from "./iteration-time.ts";
 import type { EngineProfile } from "./profiles.ts";
@@ -220,22 +221,29 @@ export class Engine {
   }
 
   /**
-   * Prefill work queued here, in tokens: what waiting requests will prefill (judged by the cache
-   * when they arrived) and what running ones have left to prefill. The truth the router's fluid
-   * queue estimate tries to track.
+   * Prefill work queued here: what waiting requests will prefill (judged by the cache when they
+   * arrived) and what running ones have left to prefill, in the router's unit (short-context
+   * token equivalents, attention-weighted: src/core/prefill-work.ts, at this profile's
+   * attention length), as of the last step's end. The truth the router's fluid queue estimate
+   * tries to track; in raw tokens it read half the router's figure on the conversation trace,
+   * whose queues are mostly long prompts (bench/sim/README.md, "The queue estimate ...").
    */
   get prefillBacklog(): number {
-    let tokens = 0;
+    const attention = this.profile.attentionTokens;
+    let work = 0;
     for (let i = this.#head; i < this.#waiting.length; i++) {
       const r = this.#waiting[i] as EngineRequest;
-      if (!r.aborted) tokens += Math.max(0, r.promptTokens + r.generated - r.cachedOnArrival);
+      const length = r.promptTokens + r.generated;
+      if (!r.aborted) work += prefillWork(Math.min(r.cachedOnArrival, length), length, attention);
     }
     for (const r of this.#running) {
       if (r.aborted) continue;
-      const left = r.promptTokens + r.generated - r.computed;
-      if (left > 1 || r.generated === 0) tokens += left;
+      const length = r.promptTokens + r.generated;
+      if (length - r.computed > 1 || r.generated === 0) {
+        work += prefillWork(r.computed, length, attention);
+      }
     }
-    return tokens;
+    return work;
   }
 
   /** Plan the iteration(s) starting at `now`; returns the end time, or null when idle. */

@@ -1,8 +1,10 @@
 /**
- * How well the router's picture of each origin's queue matches the engine: at every report tick,
- * the router's fluid estimate of queued prefill tokens (`stats().origins[i].queuedPrefillTokens`,
- * what `cost` and `dynamo` with active prefill weigh) against the engine's actual prefill
- * backlog. Averaged over ticks and origins.
+ * How well the router's picture of each origin's queue matches the engine: at every sample tick,
+ * the router's fluid estimate of queued prefill work (`stats().origins[i].queuedPrefillTokens`,
+ * what `cost` weighs) against the engine's actual prefill backlog in the same unit
+ * (short-context token equivalents, attention-weighted: `Engine.prefillBacklog`). Averaged over
+ * ticks and origins. The engine's backlog falls at each iteration's end, the router's fluid
+ * continuously, so the mean absolute error includes up to one iteration's chunk per origin.
  */
 import { round } from "../report/stats.ts";
 

@@ -50,8 +50,8 @@ export interface PolicyResult {
   /** What the router's index predicted cached against what the engines reported. */
   indexAccuracy: { predictedTokens: number; cachedTokens: number };
   /**
-   * The router's estimate of queued prefill tokens per origin against the engines' backlog,
-   * averaged over report ticks and origins.
+   * The router's estimate of queued prefill work per origin against the engines' backlog, both
+   * in short-context token equivalents (queue-probe.ts), averaged over sample ticks and origins.
    */
   queueEstimate: { routerTokens: number; engineTokens: number; absErrorTokens: number };
   /**

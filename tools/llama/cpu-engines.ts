@@ -86,17 +86,21 @@ async function probe(url: string): Promise<EngineCounters> {
   return counterDelta(before, await readCounters(url));
 }
 
-/** Start `count` engines (fails with what is missing when there is no llama-server). */
+/**
+ * Start `count` engines of `slots` slots each (default `CPU_ENGINE.slots`); fails with what is
+ * missing when there is no llama-server.
+ */
 export async function startCpuEngines(
   count: number,
   log?: (line: string) => void,
+  slots: number = CPU_ENGINE.slots,
 ): Promise<CpuEngines> {
   const found = findLlamaServer();
   if ("missing" in found) throw new Error(`${found.missing} (set LLAMA_SERVER to its path)`);
   const model = await ensureModel({ size: "bench" });
   const threads = threadsPerEngine(count);
   const cores = Math.min(availableParallelism(), count * threads);
-  const options = { binary: found.path, model, count, threads, ...CPU_ENGINE, log };
+  const options = { binary: found.path, model, count, threads, ...CPU_ENGINE, slots, log };
   const first = await startLlamaFleet({ ...options, count: 1 });
   let alone: EngineCounters;
   try {

@@ -13,6 +13,8 @@
  *    origin held before it; a reroute, an end before the first byte and a cancel log a drop of
  *    what the claim added, as the router's live ticket holds it (`seams.claimOf`: no ticket
  *    map beside the router's). An end carries the engine's cached tokens, which teach capacity.
+ *    A route sent `again` (a request still running when this coordinator restarted, re-sent
+ *    by its replica: replica-sync.ts) is leased as any route, not counted as a new decision.
  * 2. The answer: the records after the replica's version (at most `edge.answerMaxBytes` of
  *    them: past that, `more` and the replica asks again), its own included (delta-log.ts), or a
  *    bootstrap when it has no view, holds one from another epoch (this coordinator restarted:
@@ -53,7 +55,7 @@ import type {
 
 export interface EdgeCoordinatorOptions {
   model: string;
-  /** This coordinator's life: unique per start (the object draws a random id). */
+  /** This coordinator's life: unique per start (the object draws a random id), with no `.`. */
   epoch: string;
   /** Its name in root reports (its colo group). */
   id: string;
@@ -120,6 +122,10 @@ export class EdgeCoordinator {
   };
 
   constructor(pool: PoolSettings, options: EdgeCoordinatorOptions) {
+    if (options.epoch.includes(".")) {
+      // `.` separates the life from the log's generation (sync-protocol.ts, `lifeOf`).
+      throw new Error(`EdgeCoordinator: epoch ${JSON.stringify(options.epoch)} contains "."`);
+    }
     this.id = options.id;
     this.#life = options.epoch;
     this.#pool = pool;
@@ -300,10 +306,14 @@ export class EdgeCoordinator {
           this.counters.unanchored++;
         }
         this.#claimDown(r.origin, hashes, deepestChunks);
-        const tokensPerChunk = this.#router.tokensPerChunk;
-        const matched = Math.min(r.promptTokens, heldChunks * tokensPerChunk);
-        const attention = this.#pool.prefillAttentionTokens;
-        this.#rate.add(prefillWork(matched, r.promptTokens, attention), now);
+        // A request sent again after a restart (`again`) was decided before: leased, not a
+        // decision of the pool's rate.
+        if (!r.again) {
+          const tokensPerChunk = this.#router.tokensPerChunk;
+          const matched = Math.min(r.promptTokens, heldChunks * tokensPerChunk);
+          const attention = this.#pool.prefillAttentionTokens;
+          this.#rate.add(prefillWork(matched, r.promptTokens, attention), now);
+        }
         if (r.outcome) this.#end(r.ticket, r.outcome, now);
         return;
       }

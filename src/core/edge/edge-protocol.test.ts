@@ -497,3 +497,78 @@ describe("edge coordination: issue 23 defects", () => {
     expect(coordinator.router.outstanding).toBe(0);
   });
 });
+
+describe("edge coordination: a coordinator restart (issue 23, defect C)", () => {
+  /** Each origin's requests in flight and tokens at `c`. */
+  const board = (c: EdgeCoordinator, now: number) =>
+    c.router.loads(now).map(({ id, load }) => [id, load.outstanding, load.activeTokens]);
+
+  it("defect C: 40 requests in flight across a restart count again one sync after it is seen, and their ends release them", () => {
+    const { isolates, coordinator, sync, pool: p } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    sync(a, 0);
+    sync(b, 0);
+    const sent = isolates.flatMap((r, i) =>
+      Array.from({ length: 20 }, (_, c) => ({ r, d: r.route(turn(20 * i + c, 0), 10) })),
+    );
+    sync(a, 20);
+    sync(b, 20);
+    expect(coordinator.router.outstanding).toBe(40);
+    const before = board(coordinator, 20);
+    // A deploy: the object comes back with its index (the snapshot) and no leases.
+    const restarted = new EdgeCoordinator(p, { model: "m", epoch: "e2", id: "c0" });
+    restarted.restore(coordinator.snapshot());
+    expect(restarted.router.outstanding).toBe(0);
+    // Each replica's next answer shows the new life: its own requests count in its view at once,
+    // and the sync that sends them again is due at once.
+    sync(a, 30, false, restarted);
+    sync(b, 30, false, restarted);
+    const total = (r: EdgeReplica) => r.loads(31).reduce((n, o) => n + o.load.outstanding, 0);
+    expect(total(a)).toBe(20);
+    expect(a.nextSyncAt(31)).toBe(31);
+    expect(b.nextSyncAt(31)).toBe(31);
+    sync(a, 31, false, restarted);
+    sync(b, 31, false, restarted);
+    expect(restarted.router.outstanding).toBe(40);
+    expect(board(restarted, 31)).toEqual(before);
+    expect(a.counters.resent + b.counters.resent).toBe(40);
+    // Not new decisions: the pool's rate counts none of them.
+    expect(restarted.rootReport(31).rate.requestsPerSecond).toBe(0);
+    // Their ends reach leases the new life holds: none is left counted.
+    for (const { r, d } of sent) r.complete(d.ticket as string, { ok: true }, 40);
+    sync(a, 50, false, restarted);
+    sync(b, 50, false, restarted);
+    expect(restarted.router.outstanding).toBe(0);
+    expect(board(restarted, 50).every(([, n, tokens]) => n === 0 && tokens === 0)).toBe(true);
+  });
+
+  it("defect C: a request whose route the new life applied, or that ended, is not sent again", () => {
+    const { isolates, coordinator, sync, pool: p } = cluster(1);
+    const a = isolates[0] as EdgeReplica;
+    sync(a, 0);
+    const old = a.route(turn(1, 0), 10);
+    const ended = a.route(turn(2, 0), 11);
+    sync(a, 20);
+    const restarted = new EdgeCoordinator(p, { model: "m", epoch: "e2", id: "c0" });
+    restarted.restore(coordinator.snapshot());
+    // Routed and ended while the restart is unseen: one new route and one end go in the batch
+    // the new life applies with the answer that shows it.
+    a.route(turn(3, 0), 25);
+    a.complete(ended.ticket as string, { ok: true }, 26);
+    sync(a, 30, false, restarted);
+    expect(restarted.router.outstanding).toBe(1);
+    sync(a, 31, false, restarted);
+    expect(a.counters.resent).toBe(1);
+    expect(restarted.router.outstanding).toBe(2);
+    a.complete(old.ticket as string, { ok: true }, 40);
+    sync(a, 50, false, restarted);
+    expect(restarted.router.outstanding).toBe(1);
+    // A new log in the same life (settings) keeps the leases: nothing is sent again.
+    restarted.applySettings(pool({ logMaxRecords: 2000 }));
+    a.route(turn(4, 0), 60);
+    sync(a, 70, false, restarted);
+    sync(a, 71, false, restarted);
+    expect(a.counters.resent).toBe(1);
+    expect(restarted.router.outstanding).toBe(2);
+  });
+});

@@ -14,6 +14,9 @@
  *   prompt as a path after the chunk the chosen origin was believed to hold (its new chunks
  *   only); the sync module says when to sync, sends the batch and applies the answer's index
  *   records to the router; this module takes the answer's load vector, rate and hot prefixes.
+ * - Coordinator restart: its leases went with its old life, so the replica sends the route of
+ *   each request still running here again (`again`, replica-sync.ts; issue 23, defect C),
+ *   to the origin serving it now; their ends then release them.
  * - Cold or idle: with no view, or one older than `maxStalenessMs` (the isolate idled past
  *   `warmMs`), `syncFirst` says the next request should wait for one sync (the Worker does,
  *   within `routeTimeoutMs`); `nextSyncAt` then says at once.
@@ -37,7 +40,13 @@ import { edgeIndexPool, strided } from "./edge-grain.ts";
 import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
 import { type ReplicaCounters, ReplicaSync } from "./replica-sync.ts";
 import { pickAlone, pickAmongBest, requestSeed, unseenSince } from "./stale-pick.ts";
-import type { HotPrefixEntry, PoolRate, SyncAnswer, SyncRequest } from "./sync-protocol.ts";
+import type {
+  HotPrefixEntry,
+  PoolRate,
+  RouteRecord,
+  SyncAnswer,
+  SyncRequest,
+} from "./sync-protocol.ts";
 
 export interface EdgeReplicaOptions {
   model: string;
@@ -47,6 +56,8 @@ export interface EdgeReplicaOptions {
 
 interface LiveEffect extends LoadEffect {
   readonly at: number;
+  /** Its route record as first sent: sent again, to this origin, if the coordinator restarts. */
+  readonly route: RouteRecord;
 }
 
 /** The pool a replica's router runs: its index on the edge's grain, capped for an isolate. */
@@ -182,12 +193,8 @@ export class EdgeReplica {
     const parent = held > 0 ? (hashes[held - 1] as number) : null;
     const run: number[] = [];
     for (let i = held; i < hashes.length; i++) run.push(hashes[i] as number);
-    const effect = this.#effect(origin, promptTokens, matchedTokens, now);
-    this.#own.add(effect.work, now);
-    this.#live.set(ticket, effect);
-    this.#overlay.add(effect, 1);
-    const record = {
-      t: "route" as const,
+    const record: RouteRecord = {
+      t: "route",
       ticket,
       origin,
       parent,
@@ -196,6 +203,10 @@ export class EdgeReplica {
       promptBytes,
       reason,
     };
+    const effect = this.#effect(origin, promptTokens, matchedTokens, now, record);
+    this.#own.add(effect.work, now);
+    this.#live.set(ticket, effect);
+    this.#overlay.add(effect, 1);
     this.#sync.push(record, [[effect, 1]], now, this.#announces(effect));
     return decision;
   }
@@ -223,11 +234,12 @@ export class EdgeReplica {
     const claim = this.#router.seams.record(ticket, route, now);
     if (claim === null) return null;
     const decision = pinnedDecision(this.#router, origin, ticket, promptTokens, claim.heldChunks);
-    const effect = this.#effect(origin, promptTokens, decision.matchedTokens, now);
+    const record: RouteRecord = { t: "route", ticket, ...route };
+    const effect = this.#effect(origin, promptTokens, decision.matchedTokens, now, record);
     this.#own.add(effect.work, now);
     this.#live.set(ticket, effect);
     this.#overlay.add(effect, 1);
-    this.#sync.push({ t: "route", ticket, ...route }, [[effect, 1]], now);
+    this.#sync.push(record, [[effect, 1]], now);
     return decision;
   }
 
@@ -250,7 +262,7 @@ export class EdgeReplica {
     const matched = this.#router.reroute(ticket, failure, next, now);
     const old = this.#live.get(ticket);
     if (matched === null || !old) return matched;
-    const moved = this.#effect(next, old.promptTokens, matched, now);
+    const moved = this.#effect(next, old.promptTokens, matched, now, old.route);
     this.#live.set(ticket, moved);
     const effects: SignedEffect[] = [
       [old, -1],
@@ -295,11 +307,14 @@ export class EdgeReplica {
 
   /** The coordinator answered the sync in flight: its records, then its view of the pool. */
   onAnswer(answer: SyncAnswer, now: number): void {
-    this.#sync.onAnswer(answer, now, this.#router);
+    // First, so a ticket forgotten as lost is not sent again after a restart.
+    this.#forgetLost(now);
+    const held = this.#sync.onAnswer(answer, now, this.#router);
+    if (held) this.#sync.resend(this.#unheld(held), now);
+    // The routes sent again count in the overlay until the vector counts them.
     this.#overlay.rebase(answer.load, now, this.#sync.waitingEffects());
     this.#rate = answer.rate;
     this.#hot = answer.hot;
-    this.#forgetLost(now);
   }
 
   /** The sync in flight failed (no answer in time, or an error): degraded until one succeeds. */
@@ -318,10 +333,17 @@ export class EdgeReplica {
     return this.#router.stats(now);
   }
 
-  #effect(origin: string, promptTokens: number, matched: number, now: number): LiveEffect {
+  #effect(
+    origin: string,
+    promptTokens: number,
+    matched: number,
+    now: number,
+    route: RouteRecord,
+  ): LiveEffect {
     const attention = this.#pool.prefillAttentionTokens;
     const work = prefillWork(matched, promptTokens, attention);
-    return { origin, promptTokens, uncachedTokens: promptTokens - matched, work, at: now };
+    const uncachedTokens = promptTokens - matched;
+    return { origin, promptTokens, uncachedTokens, work, at: now, route };
   }
 
   /**
@@ -339,6 +361,16 @@ export class EdgeReplica {
     const own = this.#own.read(now);
     const others = Math.max(0, this.#rate.requestsPerSecond - own.requestsPerSecond);
     return unseenSince({ ...this.#rate, requestsPerSecond: others }, staleness);
+  }
+
+  /**
+   * After a coordinator restart, each live request whose route its new life lacks (not in
+   * `held`): its route to the origin serving it now, and its load there (issue 23, defect C).
+   */
+  *#unheld(held: ReadonlySet<string>): Iterable<readonly [RouteRecord, SignedEffect[]]> {
+    for (const [ticket, e] of this.#live) {
+      if (!held.has(ticket)) yield [{ ...e.route, origin: e.origin }, [[e, 1]]];
+    }
   }
 
   /** Tickets whose end never came stop counting once their lease would have expired. */

@@ -10,8 +10,9 @@
  * long outage loses reports, never the batch in flight): the oldest route or reroute first,
  * whose loss costs the coordinator a claim or a lease it never holds, never an end or a cancel
  * while one of those waits, since a lost end leaves its lease counted as load for `leaseMs`
- * (issue 23, defect D). A request whose route was dropped sends nothing more: its reroutes and
- * end name a ticket the coordinator never leased. Worst case: an end is dropped only when all
+ * (issue 23, defect D). A request whose route was dropped sends nothing more (its reroutes and
+ * end name a ticket the coordinator never leased) unless its route is sent again, as every
+ * running request's is after a coordinator restart (replica-sync.ts). Worst case: an end is dropped only when all
  * `maxRecords` waiting records are ends and cancels, i.e. more than `maxRecords` (20,000) of the
  * isolate's requests whose routes reached the coordinator ended while it was away: requests
  * that were in flight when it stopped answering, bounded by the isolate's concurrency.
@@ -80,7 +81,10 @@ export class RecordBuffer {
   }
 
   push(record: UpRecord, effects: SignedEffect[], now: number): void {
-    if (record.t !== "route" && this.#unsent.has(record.ticket)) {
+    if (record.t === "route") {
+      // A route sent again (after a coordinator restart) makes its ticket's records go again.
+      this.#unsent.delete(record.ticket);
+    } else if (this.#unsent.has(record.ticket)) {
       if (releases(record)) this.#unsent.delete(record.ticket);
       return;
     }
@@ -150,6 +154,16 @@ export class RecordBuffer {
     for (const w of taken) if (w.record.t === "route") this.#routes.delete(w.record.ticket);
     this.#inFlight = { id: this.#nextId++, records: taken.map((w) => w.record) };
     return this.#inFlight;
+  }
+
+  /** Tickets whose route record waits or is in the batch in flight (not those dropped). */
+  routeTickets(): Set<string> {
+    const tickets = new Set<string>();
+    for (const r of this.#inFlight?.records ?? []) if (r.t === "route") tickets.add(r.ticket);
+    for (const w of this.#waiting) {
+      if (!w.dropped && w.record.t === "route") tickets.add(w.record.ticket);
+    }
+    return tickets;
   }
 
   /** The batch in flight was applied. */

@@ -22,12 +22,26 @@
  *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
  * - Degraded (the last sync failed): records wait (bounded) and go when the coordinator answers
  *   again; retries back off from `flushMs`, doubling, to at most 2 s.
+ * - A coordinator restart (an answer from another life than the view's: `lifeOf`, not a new
+ *   log in the same life) took its leases with it, so the requests still running here would
+ *   count as no load and their ends be ignored (issue 23, defect C). `onAnswer` then names
+ *   the tickets the new life holds already (their route was in the batch it just applied, or
+ *   waits); the replica `resend`s the route of every other live request (`again`), and the
+ *   sync that carries them goes at once: the coordinator's load vector is the truth again one
+ *   round trip after the answer that showed the restart, the replica's own view at once.
  */
 import type { CoreRouter } from "../router/core-router.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import type { SignedEffect } from "./load-overlay.ts";
 import { RecordBuffer } from "./record-buffer.ts";
-import type { SyncAnswer, SyncRequest, UpRecord, ViewVersion } from "./sync-protocol.ts";
+import {
+  lifeOf,
+  type RouteRecord,
+  type SyncAnswer,
+  type SyncRequest,
+  type UpRecord,
+  type ViewVersion,
+} from "./sync-protocol.ts";
 
 /** What a replica counts of its syncs and its view (for stats and the simulator). */
 export interface ReplicaCounters {
@@ -45,6 +59,10 @@ export interface ReplicaCounters {
   claimsUnplaced: number;
   drops: number;
   resets: number;
+  /** Answers from a new life of the coordinator (it restarted). */
+  restarts: number;
+  /** Routes of running requests sent again after a restart. */
+  resent: number;
 }
 
 /** Longest wait between retries while the coordinator does not answer. */
@@ -57,6 +75,8 @@ export class ReplicaSync {
   #since: ViewVersion | null = null;
   /** The last answer was cut at `answerMaxBytes`: the rest is asked for at once. */
   #more = false;
+  /** Routes sent again after a coordinator restart wait: they go at once. */
+  #resent = false;
   #syncing = false;
   /**
    * Long prefills announced before they start: queued (the record waits for a sync), sent (in
@@ -80,6 +100,8 @@ export class ReplicaSync {
     claimsUnplaced: 0,
     drops: 0,
     resets: 0,
+    restarts: 0,
+    resent: 0,
   };
 
   /** `pool` reads the replica's current settings (they change with `applySettings`). */
@@ -161,7 +183,13 @@ export class ReplicaSync {
     const earliest = this.#lastSyncAt + backoff;
     // Cold, a view too old to route on (syncFirst), the rest of a cut answer, or a batch
     // full: at once.
-    if (this.#since === null || urgent || this.#more || this.#buffer.size >= flushRecords) {
+    if (
+      this.#since === null ||
+      urgent ||
+      this.#more ||
+      this.#resent ||
+      this.#buffer.size >= flushRecords
+    ) {
       return Math.max(now, earliest);
     }
     const due: number[] = [];
@@ -180,6 +208,7 @@ export class ReplicaSync {
   startSync(now: number): SyncRequest | null {
     if (this.#syncing) return null;
     this.#syncing = true;
+    this.#resent = false;
     this.#lastSyncAt = now;
     this.counters.syncs++;
     const retry = this.#buffer.inFlight !== null;
@@ -196,13 +225,21 @@ export class ReplicaSync {
 
   /**
    * The coordinator answered the sync in flight: the batch is acknowledged, and the answer's
-   * index records, bytes per token, capacities and speeds go into `router`.
+   * index records, bytes per token, capacities and speeds go into `router`. Returns null, or,
+   * when the answer comes from a new life of the coordinator (it restarted), the tickets whose
+   * route that life holds already or will get: every other live request is to be `resend`.
    */
-  onAnswer(answer: SyncAnswer, now: number, router: CoreRouter): void {
+  onAnswer(answer: SyncAnswer, now: number, router: CoreRouter): ReadonlySet<string> | null {
     this.#syncing = false;
     this.#failedInRow = 0;
     const rtt = Math.max(0, now - this.#lastSyncAt);
     this.#rttMs = this.counters.answers === 0 ? rtt : this.#rttMs + (rtt - this.#rttMs) / 8;
+    const since = this.#since;
+    // The batch just answered was applied by the new life (or by it already: `duplicate`).
+    const restarted =
+      since !== null && lifeOf(since.epoch) !== lifeOf(answer.epoch)
+        ? this.#buffer.routeTickets()
+        : null;
     this.#buffer.acknowledge();
     for (const [ticket, state] of this.#announcing) {
       if (state === "sent") this.#announcing.set(ticket, now);
@@ -235,6 +272,21 @@ export class ReplicaSync {
     for (const e of answer.load) {
       seams.adoptCapacity(e.id, e.capacity);
       if (e.speed) seams.adoptSpeed(e.id, e.speed, now);
+    }
+    if (restarted) this.counters.restarts++;
+    return restarted;
+  }
+
+  /**
+   * After a coordinator restart, the routes of this isolate's running requests that its new
+   * life lacks, each with the load it puts on its origin; they go (`again`) at the next sync,
+   * which is due at once.
+   */
+  resend(routes: Iterable<readonly [RouteRecord, SignedEffect[]]>, now: number): void {
+    for (const [route, effects] of routes) {
+      this.#buffer.push({ ...route, again: true }, effects, now);
+      this.counters.resent++;
+      this.#resent = true;
     }
   }
 

@@ -33,6 +33,12 @@ export type UpRecord =
       readonly promptBytes?: number | undefined;
       readonly reason: string;
       readonly outcome?: Outcome | undefined;
+      /**
+       * Sent again after the coordinator restarted (a new life: its leases went with the old
+       * one), for a request still running: leased, not counted as a new decision (issue 23,
+       * defect C). Absent from an older replica, which never sends a route twice.
+       */
+      readonly again?: true | undefined;
     }
   /** The ticket's origin failed before its first byte; `next` is tried instead. */
   | {
@@ -69,6 +75,19 @@ export type DownRecord =
     }
   /** `origin`'s engine reset its cache: it holds nothing. */
   | { readonly t: "reset"; readonly origin: string };
+
+/** A route record (the one a replica sends again after its coordinator restarted). */
+export type RouteRecord = Extract<UpRecord, { t: "route" }>;
+
+/**
+ * The coordinator life an epoch names: an epoch is the object's life (drawn per start, with no
+ * `.` in it), then `.<n>` once its delta log was replaced `n` times in that life. A new log
+ * keeps the leases; a new life starts with none.
+ */
+export function lifeOf(epoch: string): string {
+  const dot = epoch.indexOf(".");
+  return dot < 0 ? epoch : epoch.slice(0, dot);
+}
 
 /** Where a replica's view stands: a coordinator's life (`epoch`) and a version in it. */
 export interface ViewVersion {

@@ -149,16 +149,23 @@ export class CoreRouter {
     const old = this.#parts.pool as PoolSettings | undefined;
     this.#parts.pool = pool;
     this.#parts.board.options = boardOptions(pool);
-    if (
-      old?.chunkBytes !== pool.chunkBytes ||
-      old.indexMaxChunks !== pool.indexMaxChunks ||
-      old.indexFeed !== pool.indexFeed
-    ) {
+    if (old?.chunkBytes !== pool.chunkBytes || old.indexFeed !== pool.indexFeed) {
       // Hashes of another chunk size name other prefixes, and another feed other claims: the
       // old index is meaningless.
       this.#parts.claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks, pool.indexFeed);
       this.#hot.clear();
       this.#parts.capacity.reindex(chunkTokens(pool.chunkBytes));
+    } else if (old.indexMaxChunks !== pool.indexMaxChunks) {
+      // A new budget alone keeps what the index holds: rebuilt from its own snapshot in arrays
+      // sized to it, least recently used chunks evicted down to the budget (an isolate's
+      // budget split across its edge pools changes as pools come: replica-registry.ts).
+      const { claims } = this.#parts;
+      this.#parts.claims = new ClaimIndex(
+        this.tokensPerChunk,
+        pool.indexMaxChunks,
+        pool.indexFeed,
+        claims.snapshot(),
+      );
     }
     this.#policy.configure(pool.policy, pool.shadowPolicies);
     this.#disaggregated = pool.origins.some((o) => o.role !== "both");

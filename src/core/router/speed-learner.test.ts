@@ -272,6 +272,56 @@ describe("SpeedLearner", () => {
     expect(l.speed(A)).toBe(950);
   });
 
+  it("an origin read from its counters keeps a finite speed once its last measurements cover too few tokens (real llama-servers: cpu-a read NaN after small prompts, and its queue NaN)", () => {
+    const l = learner(40);
+    l.measure(A, 300, 2044, 0);
+    expect(l.speed(A)).toBe(300);
+    // Eight short measurements: the window's tokens fall under what sets a speed.
+    for (let k = 1; k <= 8; k++) l.measure(A, 100, 20, k * 1000);
+    l.age(10_000);
+    expect(l.speed(A)).toBe(300);
+    expect(l.saved(A).tokensPerSecond).toBe(300);
+  });
+
+  it("property: any mix of samples, counter readings short or long, and time keeps the speed finite", () => {
+    const step = fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          kind: fc.constant("measure" as const),
+          speed: fc.double({ min: 10, max: 1e5, noNaN: true }),
+          // Mostly short readings (a few small prompts each), some that set a speed alone.
+          tokens: fc.oneof(
+            { weight: 3, arbitrary: fc.integer({ min: 1, max: 100 }) },
+            { weight: 1, arbitrary: fc.integer({ min: 1024, max: 4096 }) },
+          ),
+        }),
+      },
+      fc.record({
+        kind: fc.constant("observe" as const),
+        ttftMs: fc.double({ min: 0, max: 1e5, noNaN: true }),
+        workTokens: fc.double({ min: 0, max: 1e4, noNaN: true }),
+        queuedTokens: fc.double({ min: 0, max: 1e4, noNaN: true }),
+      }),
+      fc.record({ kind: fc.constant("age" as const), ms: fc.integer({ min: 0, max: 600_000 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 120 }), (steps) => {
+        const l = learner(40);
+        let now = 0;
+        for (const s of steps) {
+          now += s.kind === "age" ? s.ms : 500;
+          if (s.kind === "measure") l.measure(A, s.speed, s.tokens, now);
+          else if (s.kind === "observe") l.observe(A, s, now);
+          else l.age(now);
+          expect(Number.isFinite(l.speed(A))).toBe(true);
+          expect(Number.isFinite(l.saved(A).fixedMs)).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it("adopts another learner's values (snapshot, coordinator) and keeps them over a new prior", () => {
     const l = learner(10_000);
     l.adopt(A, { tokensPerSecond: 22_000, fixedMs: 12, samples: 64 });

@@ -221,8 +221,9 @@ export class SpeedLearner {
     let changed = false;
     for (const o of this.#bySlot) {
       if (!o?.learned) continue;
-      if (o.counterPart > 0) {
-        // Its counters' reading follows the pool's bias (learned after it, perhaps).
+      // Its counters' reading follows the pool's bias (learned after it, perhaps); counters
+      // whose last measurements cover too few tokens read nothing (NaN), and the speed stands.
+      if (o.counterPart > 0 && !Number.isNaN(o.counterSpeed)) {
         const speed = this.#evidenceSpeed(o, now);
         if (speed !== o.speed) this.#ratios = null;
         o.speed = speed;

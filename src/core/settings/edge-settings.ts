@@ -31,7 +31,10 @@ export const edgeSettings = z
     coordinators: z.number().int().min(1).max(64).default(1),
     /** Each coordinator exchanges load and engine state with the root this often. */
     rootIntervalMs: z.number().int().min(50).max(60_000).default(500),
-    /** Distinct chunks a replica's index holds (its memory: about 30-40 bytes each), LRU. */
+    /**
+     * Distinct chunks a replica's index holds (its memory: 42-57 bytes each measured), LRU; less
+     * while an isolate's pools ask more than its budget in all (replica-registry.ts).
+     */
     replicaMaxChunks: z.number().int().min(1000).max(4_000_000).default(262_144),
     /** Distinct chunks in the summary a cold replica bootstraps from (most recent first). */
     bootstrapMaxChunks: z.number().int().min(1000).max(4_000_000).default(65_536),

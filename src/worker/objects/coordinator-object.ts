@@ -20,7 +20,8 @@
  *   ledger live in memory and start empty, together: a batch whose answer was lost across a
  *   restart is applied again by the new life, which leases its requests once (the old life's
  *   leases went with it) and counts its reports once in the new life's metrics; claims are
- *   idempotent.
+ *   idempotent. The other requests still running come back as each replica, seeing the new
+ *   epoch's life, sends their routes again (core/edge/replica-sync.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
