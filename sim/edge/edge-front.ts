@@ -10,9 +10,21 @@
  *   the round trip (the object is unreachable: an error, not a hang).
  * - Each coordinator exchanges with the root every `rootIntervalMs`, half a round trip each
  *   way; the engines' webhooks reach the root when the replay delivers them.
+ * - Push (`edge.push`, the setting's default; push-socket.ts and coordinator-object.ts in the
+ *   Worker): a warm replica with a view opens a socket to its coordinator (one connect, a round
+ *   trip; the coordinator's `catchUp` comes back on it), a new one every HANDOVER_MS while
+ *   requests keep coming (a newer request's loop takes over) and none after its loop's
+ *   LOOP_MAX_MS or past `warmMs`; batches go up it when `nextUploadAt` says (`upload`, half a
+ *   round trip); every TICK_MS while batches or syncs came in the last IDLE_MS (at once at
+ *   `flushRecords` records), the coordinator builds one `frame` and each open socket gets it
+ *   half a round trip later (`onFrame`). A gap, a closed socket or a cold view goes to `sync`.
+ *   `poll` (`edge.push` false): every warm replica syncs every `flushMs`.
  * - Outage: every coordinator is unreachable over [from, from + duration): syncs and root
- *   exchanges fail, replicas route on their own view (degraded), records wait.
- * What it measures (EdgeCounters): calls per coordinator per second, bytes of every
+ *   exchanges fail, sockets close (their replicas fall back to `sync`, which fails: degraded)
+ *   and reopen after RETRY_MS, replicas route on their own view, records wait.
+ * What it measures (EdgeCounters): calls per coordinator per second, the object requests a
+ * bill counts (a sync, a connect and a root exchange one each, a message up a socket 1/20,
+ * frames down free) and the isolates' warm seconds, bytes of every
  * `sampleEvery`-th sync as Workers RPC would send them (V8's wire format, counted from the value
  * so a seed replays to the byte: wire-size.ts), the view's age at each decision, replicas' memory, and the protocol's
  * counters.
@@ -22,7 +34,7 @@ import { EdgeCoordinator } from "../../src/core/edge/edge-coordinator.ts";
 import { EdgeReplica } from "../../src/core/edge/edge-replica.ts";
 import { EdgeRoot } from "../../src/core/edge/edge-root.ts";
 import { ISOLATE_ID_CHARS } from "../../src/core/edge/isolate-id.ts";
-import type { SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
+import type { PushFrame, SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
 import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
@@ -51,7 +63,10 @@ export class EdgeCounters {
   failedSyncs = 0;
   rootExchanges = 0;
   webhooks = 0;
-  /** Per coordinator group, syncs it received per whole second of simulated time. */
+  /**
+   * Per coordinator group, billed requests it received per whole second of simulated time:
+   * syncs, connects, messages up sockets at MESSAGE_BILLING.
+   */
   readonly callsPerSecond: Map<number, number>[];
   /** Records the coordinators applied per whole second (duplicate batches not counted). */
   readonly recordsPerSecond = new Map<number, number>();
@@ -70,6 +85,15 @@ export class EdgeCounters {
   waitedDecisions = 0;
   /** Requests whose start waited for their announcement (a long prefill: announce.ts). */
   announcedDecisions = 0;
+  /** Push: sockets opened (connects), batches sent up sockets (incoming messages), frames. */
+  connects = 0;
+  uploads = 0;
+  framesBuilt = 0;
+  framesDelivered = 0;
+  /** Syncs that reached a coordinator (a failed one reached nothing). */
+  answeredSyncs = 0;
+  /** Isolate-seconds warm (within `warmMs` after a request): an isolate's loop runs then. */
+  warmSeconds = 0;
   /** Largest replica index (bytes, chunks) and queue seen at any sample. */
   replicaIndexBytes = 0;
   replicaIndexChunks = 0;
@@ -91,6 +115,32 @@ export function peak(perSecond: Map<number, number>): number {
 function bump(perSecond: Map<number, number>, t: number, by = 1): void {
   const s = Math.floor(t / 1000);
   perSecond.set(s, (perSecond.get(s) ?? 0) + by);
+}
+
+/** Incoming WebSocket messages bill at 20:1 (Durable Objects pricing). */
+export const MESSAGE_BILLING = 1 / 20;
+
+/**
+ * A bill's object requests (Durable Objects pricing, cited in docs/architecture.md): a sync
+ * (RPC), a socket's connect and a root exchange one each, a message up a socket 1/20, a
+ * message down free.
+ */
+export function billedRequests(c: EdgeCounters): number {
+  return c.answeredSyncs + c.connects + c.uploads * MESSAGE_BILLING + c.rootExchanges;
+}
+
+/** The Worker's (src/worker/objects/coordinator-object.ts, coordination/edge/sync-loop.ts). */
+export const TICK_MS = 20;
+const IDLE_MS = 2000;
+const HANDOVER_MS = 10_000;
+const LOOP_MAX_MS = 25_000;
+/** push-socket.ts: after a socket failed to open or closed, the next is tried this much later. */
+const RETRY_MS = 5000;
+
+/** One replica's socket: when the loop that holds it started; closed by the isolate. */
+interface Socket {
+  readonly loopAt: number;
+  closed: boolean;
 }
 
 /** Replica memory is sampled this often (stats are O(origins), but there are many replicas). */
@@ -140,7 +190,188 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     const timer: (number | null)[] = replicas.map(() => null);
     let syncCount = 0;
 
+    const push = pool.edge.push;
+    const oneWayOf = (k: number) =>
+      topology.rttMs(
+        topology.coloOf[k] as number,
+        topology.coordinatorColo[topology.groupOfIsolate(k)] as number,
+      ) / 2;
+    /** Per replica: its open socket, the one opening, when it may try again, its upload timer. */
+    const sockets: (Socket | null)[] = replicas.map(() => null);
+    const opening: (Socket | null)[] = replicas.map(() => null);
+    /** Per replica, the sockets its coordinator holds (accepted, not yet closed there). */
+    const served: Set<Socket>[] = replicas.map(() => new Set());
+    const retryAt: number[] = replicas.map(() => Number.NEGATIVE_INFINITY);
+    const uploadTimer: (number | null)[] = replicas.map(() => null);
+    /** Per coordinator group: its next tick, its last batch or sync, records since its frame. */
+    const tickAt: (number | null)[] = coordinators.map(() => null);
+    const activeAt: number[] = coordinators.map(() => Number.NEGATIVE_INFINITY);
+    const sinceFrame: number[] = coordinators.map(() => 0);
+    const lastRequest: number[] = replicas.map(() => Number.NaN);
+
+    /** Batches or syncs came to group g: it ticks until IDLE_MS after the last. */
+    const active = (g: number, t: number) => {
+      if (!push) return;
+      activeAt[g] = t;
+      if (tickAt[g] === null) tick(g, t);
+    };
+
+    const tick = (g: number, t: number) => {
+      const at = t + TICK_MS;
+      tickAt[g] = at;
+      env.schedule(at, (now) => {
+        if (tickAt[g] === at) frame(g, now);
+      });
+    };
+
+    /** Group g's tick: one frame, built once, to every socket it holds; the next tick. */
+    const frame = (g: number, t: number) => {
+      tickAt[g] = null;
+      if (down(t)) return;
+      const open: [number, Socket][] = [];
+      served.forEach((held, k) => {
+        if (topology.groupOfIsolate(k) === g) for (const s of held) open.push([k, s]);
+      });
+      if (open.length === 0) return;
+      const f = (coordinators[g] as EdgeCoordinator).frame(t);
+      sinceFrame[g] = 0;
+      if (f) {
+        c.framesBuilt++;
+        for (const [k, s] of open) env.schedule(t + oneWayOf(k), (at) => deliver(k, s, f, at));
+      }
+      if (t - (activeAt[g] as number) < IDLE_MS) tick(g, t);
+    };
+
+    /** Each of the isolate's open sockets hands its frames to the replica (push-socket.ts). */
+    const deliver = (k: number, s: Socket, f: PushFrame, t: number) => {
+      if (s.closed) return;
+      c.framesDelivered++;
+      const { applied, acked } = (replicas[k] as EdgeReplica).onFrame(f, t);
+      if (applied || acked) release(k, t);
+      kick(k, t);
+    };
+
+    /**
+     * The Worker's loop opens a socket once the replica has a view (warm, not degraded), and a
+     * newer request's loop opens another after HANDOVER_MS (`handover`).
+     */
+    const ensureSocket = (k: number, t: number, handover: boolean) => {
+      const r = replicas[k] as EdgeReplica;
+      const s = sockets[k];
+      if (!push || opening[k] || (s && !(handover && t - s.loopAt >= HANDOVER_MS))) return;
+      if (r.since === null || r.degraded || t < (retryAt[k] as number) || t >= r.warmUntil) return;
+      const since = r.since;
+      const socket: Socket = { loopAt: t, closed: false };
+      opening[k] = socket;
+      c.connects++;
+      const g = topology.groupOfIsolate(k);
+      const oneWay = oneWayOf(k);
+      env.schedule(t + oneWay, (at) => {
+        if (down(at)) {
+          env.schedule(at + oneWay, (back) => {
+            opening[k] = null;
+            retryAt[k] = back + RETRY_MS;
+            kick(k, back);
+          });
+          return;
+        }
+        bump(c.callsPerSecond[g] as Map<number, number>, at);
+        const catchUp = (coordinators[g] as EdgeCoordinator).catchUp(r.isolate, since, at);
+        served[k]?.add(socket);
+        active(g, at);
+        env.schedule(at + oneWay, (back) => {
+          opening[k] = null;
+          // Handover: the newer loop's socket takes over and the old one closes.
+          const old = sockets[k];
+          sockets[k] = socket;
+          r.setPushing(true);
+          if (old) closeSocket(k, old, back, false);
+          if (catchUp) deliver(k, socket, catchUp, back);
+          endLoop(k, socket, back);
+          kick(k, back);
+        });
+      });
+    };
+
+    /** The loop holding `s` ends LOOP_MAX_MS after it started or when the replica goes cold. */
+    const endLoop = (k: number, s: Socket, t: number) => {
+      if (sockets[k] !== s) return;
+      const end = Math.min(s.loopAt + LOOP_MAX_MS, (replicas[k] as EdgeReplica).warmUntil);
+      // The loop ends with its socket; nothing runs until the next request or end (no kick).
+      if (t >= end) closeSocket(k, s, t, false);
+      else env.schedule(end, (at) => endLoop(k, s, at));
+    };
+
+    /**
+     * `s` closed: its replica falls back to `sync` (nextSyncAt) until another opens; `resume`:
+     * its loop runs on (an error closed it), else the loop ended with it.
+     */
+    const closeSocket = (k: number, s: Socket, t: number, resume: boolean) => {
+      s.closed = true;
+      env.schedule(t + oneWayOf(k), () => served[k]?.delete(s));
+      if (sockets[k] !== s) return;
+      sockets[k] = null;
+      (replicas[k] as EdgeReplica).setPushing(false);
+      if (resume) kick(k, t);
+    };
+
+    if (push && outage) {
+      env.schedule(outage.fromMs, (t) => {
+        sockets.forEach((s, k) => {
+          if (!s) return;
+          retryAt[k] = t + RETRY_MS;
+          closeSocket(k, s, t, true);
+        });
+      });
+    }
+
+    const kickUpload = (k: number, t: number) => {
+      const r = replicas[k] as EdgeReplica;
+      if (!sockets[k]) return;
+      const next = r.nextUploadAt(t);
+      if (next === null) return;
+      const at = Math.max(next, t);
+      const set = uploadTimer[k];
+      if (set !== null && set !== undefined && set <= at) return;
+      uploadTimer[k] = at;
+      env.schedule(at, (now) => {
+        if (uploadTimer[k] !== at) return;
+        uploadTimer[k] = null;
+        upload(k, now);
+      });
+    };
+
+    /** A batch up replica k's socket, applied by its coordinator half a round trip later. */
+    const upload = (k: number, t: number) => {
+      const r = replicas[k] as EdgeReplica;
+      const s = sockets[k];
+      if (!s) return;
+      const batch = r.startUpload(t);
+      if (batch) {
+        c.uploads++;
+        const g = topology.groupOfIsolate(k);
+        env.schedule(t + oneWayOf(k), (at) => {
+          // Lost with a closed socket or an unreachable object: sent again unacknowledged.
+          if (down(at) || !served[k]?.has(s)) return;
+          bump(c.callsPerSecond[g] as Map<number, number>, at, MESSAGE_BILLING);
+          if ((coordinators[g] as EdgeCoordinator).upload(r.isolate, batch, at) === "applied") {
+            bump(c.recordsPerSecond, at, batch.records.length);
+          }
+          sinceFrame[g] = (sinceFrame[g] as number) + batch.records.length;
+          active(g, at);
+          if ((sinceFrame[g] as number) >= pool.edge.flushRecords) frame(g, at);
+        });
+      }
+      kickUpload(k, t);
+    };
+
     const kick = (k: number, t: number) => {
+      kickUpload(k, t);
+      ensureSocket(k, t, false);
+      kickSync(k, t);
+    };
+
+    const kickSync = (k: number, t: number) => {
       const r = replicas[k] as EdgeReplica;
       const next = r.nextSyncAt(t);
       if (next === null) return;
@@ -151,6 +382,8 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
       env.schedule(at, (now) => {
         if (timer[k] !== at) return; // superseded by an earlier timer
         timer[k] = null;
+        // The Worker's loop awaits its socket's opening: no sync meanwhile (it kicks after).
+        if (opening[k]) return;
         fire(k, now);
       });
     };
@@ -159,7 +392,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
       const r = replicas[k] as EdgeReplica;
       const next = r.nextSyncAt(t);
       if (next === null) return;
-      if (next > t) return kick(k, t);
+      if (next > t) return kickSync(k, t);
       const request = r.startSync(t);
       if (!request) return;
       const g = topology.groupOfIsolate(k);
@@ -178,7 +411,9 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
           return;
         }
         bump(c.callsPerSecond[g] as Map<number, number>, at);
+        c.answeredSyncs++;
         const answer = (coordinators[g] as EdgeCoordinator).sync(request, at);
+        active(g, at);
         if (request.batch && !answer.duplicate) {
           bump(c.recordsPerSecond, at, request.batch.records.length);
         }
@@ -244,6 +479,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         decision = fallback.route(request, t);
       }
       tickets[i] = decision.ticket;
+      ensureSocket(k, t, true);
       kick(k, t);
       return decision;
     };
@@ -281,6 +517,9 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
       route(i, request, t) {
         const k = isolateOf[i] as number;
         const r = replicas[k] as EdgeReplica;
+        const last = lastRequest[k] as number;
+        if (!Number.isNaN(last)) c.warmSeconds += Math.min(t - last, pool.edge.warmMs) / 1000;
+        lastRequest[k] = t;
         // As the Worker does: a cold or long-idle replica waits for one sync (sync-loop.ts).
         if (r.syncFirst(t)) {
           c.waitedDecisions++;
@@ -326,6 +565,10 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
       },
       stats(t) {
         measureMemory(t);
+        lastRequest.forEach((last, k) => {
+          if (!Number.isNaN(last)) c.warmSeconds += Math.min(t - last, pool.edge.warmMs) / 1000;
+          lastRequest[k] = Number.NaN;
+        });
         // What is still waiting goes now, so the coordinators saw every decision.
         replicas.forEach((r, k) => {
           const coordinator = coordinators[topology.groupOfIsolate(k)] as EdgeCoordinator;

@@ -16,6 +16,7 @@ export const EDGE_USAGE = `usage: npm run bench:edge -- [options]   (and bench's
   --rtt-far MS           added round trip to the antipodal colo (default 150; 2 ms within one)
   --flush-ms MS          edge.flushMs (default the setting's, 100)
   --root-interval-ms MS  edge.rootIntervalMs (default the setting's, 500)
+  --push 0|1             edge.push: 1 (default) sockets and frames, 0 sync calls only
   --object-rtt 0|1       1 (default): object mode's requests wait a round trip to the pool's
                          object (in the middle colo) before their origin fetch, as the Worker's
                          do; 0: network time is zero in both modes, as in npm run bench
@@ -38,6 +39,8 @@ export interface EdgeCliOptions {
   coloStickiness: number;
   rttFarMs: number;
   flushMs: number | undefined;
+  /** edge.push (sockets and frames; false: sync calls only). */
+  push: boolean;
   rootIntervalMs: number | undefined;
   objectRtt: boolean;
   outageSeconds: number;
@@ -68,6 +71,7 @@ const EDGE_OPTIONS = {
   "flush-ms": { type: "string" },
   "root-interval-ms": { type: "string" },
   "object-rtt": { type: "string" },
+  push: { type: "string" },
   "outage-s": { type: "string" },
   sweep: { type: "string" },
   rate: { type: "string" },
@@ -132,6 +136,7 @@ export function parseEdgeCli(argv: readonly string[]): EdgeCliOptions {
         ? undefined
         : int("root-interval-ms", values["root-interval-ms"], 500, 50, 60_000),
     objectRtt: int("object-rtt", values["object-rtt"], 1, 0, 1) === 1,
+    push: int("push", values.push, 1, 0, 1) === 1,
     outageSeconds: int("outage-s", values["outage-s"], 60, 0, 3600),
     sweep,
     rates: values.rate === undefined ? [] : list("rate", values.rate, 1, 1_000_000),

@@ -134,6 +134,16 @@ describe("edge replay", () => {
     expect(a.edge.requests).toBe(a.sync.requests);
   }, 60_000);
 
+  it("push: the same arrivals bill fewer object requests and route on younger views than sync calls, failing none", () => {
+    const w = workloadOf(withSeed(spec().bench, 3));
+    const pushed = runPair(spec({ edge: { push: true } }), 3, w);
+    const polled = runPair(spec({ edge: { push: false } }), 3, w);
+    expect(pushed.edge.failed).toBe(0);
+    expect(pushed.edge.requests).toBe(polled.edge.requests);
+    expect(pushed.edge.edge.callsPerRequest).toBeLessThan(polled.edge.edge.callsPerRequest / 4);
+    expect(pushed.edge.edge.viewAgeMs.p50).toBeLessThan(polled.edge.edge.viewAgeMs.p50);
+  }, 60_000);
+
   it("at a higher pool rate, the same isolates make fewer calls per request", () => {
     const s = spec({ topology: { ...spec().topology, isolates: 8 } });
     const w = workloadOf(s.bench);

@@ -33,6 +33,7 @@ function specOf(o: EdgeCliOptions, coordinators: number): EdgeSpec {
     },
     stickiness: { colo: o.coloStickiness, isolate: 0 },
     edge: {
+      push: o.push,
       ...(o.flushMs === undefined ? {} : { flushMs: o.flushMs }),
       ...(o.rootIntervalMs === undefined ? {} : { rootIntervalMs: o.rootIntervalMs }),
     },
@@ -48,7 +49,7 @@ function configurations(o: EdgeCliOptions): { label: string; spec: EdgeSpec }[] 
   const name = (s: EdgeSpec) =>
     `I=${s.topology.isolates} C=${s.topology.colos} S=${s.topology.coordinators} flush=${
       s.edge.flushMs ?? edgeSettings.parse({}).flushMs
-    }ms`;
+    }ms ${(s.edge.push ?? edgeSettings.parse({}).push) ? "push" : "poll"}`;
   if (!o.sweep) return [{ label: name(base), spec: base }];
   return o.sweep.values.map((v) => {
     const spec: EdgeSpec = structuredClone(base);

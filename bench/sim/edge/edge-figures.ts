@@ -1,16 +1,27 @@
 /**
  * Edge coordination's own figures from what the edge front counted (sim/edge/edge-front.ts): calls
  * per request, the busiest second of a coordinator and of the root, bytes per sync as Workers RPC
- * would carry them, the view's age at decision time, replica memory and the protocol's counters.
+ * would carry them, the object requests a bill counts, the view's age at decision time, replica memory and the protocol's counters.
  */
 
-import { type EdgeCounters, peak } from "../../../sim/edge/edge-front.ts";
+import { billedRequests, type EdgeCounters, peak } from "../../../sim/edge/edge-front.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
 
 export interface EdgeFigures {
-  /** Coordinator and root calls (syncs, exchanges) per request; webhooks not counted (both modes make them). */
+  /** Billed coordinator and root requests (syncs, connects, uploads at 1/20, exchanges) per request; webhooks not counted (both modes make them). */
   callsPerRequest: number;
   syncsPerRequest: number;
+  /**
+   * Billed object requests (`billedRequests`) per warm isolate-second (`callsPerRequest` is per
+   * LLM request; object mode pays 2), and what push sent.
+   */
+  bill: {
+    perWarmIsolateSecond: number;
+    connects: number;
+    uploads: number;
+    framesBuilt: number;
+    framesDelivered: number;
+  };
   /** Busiest second of the busiest coordinator, and of the root (exchanges and webhooks). */
   peakSyncsPerSecond: number;
   peakRootCallsPerSecond: number;
@@ -43,9 +54,16 @@ export function edgeFigures(
 ): EdgeFigures {
   const ages = Float64Array.from(c.viewAgeMs.filter((a) => !Number.isNaN(a))).sort();
   return {
-    callsPerRequest: round((c.syncs + c.rootExchanges) / Math.max(1, requests), 4),
+    callsPerRequest: round(billedRequests(c) / Math.max(1, requests), 4),
     syncsPerRequest: round(c.syncs / Math.max(1, requests), 4),
-    peakSyncsPerSecond: Math.max(0, ...c.callsPerSecond.map(peak)),
+    bill: {
+      perWarmIsolateSecond: round(billedRequests(c) / Math.max(1, c.warmSeconds), 4),
+      connects: c.connects,
+      uploads: c.uploads,
+      framesBuilt: c.framesBuilt,
+      framesDelivered: c.framesDelivered,
+    },
+    peakSyncsPerSecond: round(Math.max(0, ...c.callsPerSecond.map(peak)), 2),
     peakRootCallsPerSecond: peak(c.rootCallsPerSecond),
     requestBytes: sizes(c.requestBytes),
     answerBytes: sizes(c.answerBytes),

@@ -24,6 +24,8 @@ export interface PairSummary {
   /** A hot prefix's largest share of one origin over its overflow bound (worst window, worst seed). */
   hotOverBound: { sync: number; edge: number };
   callsPerRequest: number;
+  /** Billed object requests per warm isolate-second (edge-figures.ts). */
+  billPerIsolateSecond: number;
   peakSyncsPerSecond: number;
   requestBytes: number;
   answerBytes: { mean: number; p99: number };
@@ -89,6 +91,7 @@ export function summarisePairs(label: string, pairs: readonly SeedPair[]): PairS
       edge: max(e.map((r) => r.hotShare.maxOverBound)),
     },
     callsPerRequest: round(avg(x.map((f) => f.callsPerRequest)), 4),
+    billPerIsolateSecond: round(avg(x.map((f) => f.bill.perWarmIsolateSecond)), 4),
     peakSyncsPerSecond: max(x.map((f) => f.peakSyncsPerSecond)),
     requestBytes: Math.round(avg(x.map((f) => f.requestBytes.mean))),
     answerBytes: {
@@ -159,6 +162,7 @@ export function pairTable(rows: readonly PairSummary[]): string {
       r.label,
       r.rateRps.toFixed(1),
       r.callsPerRequest.toFixed(3),
+      r.billPerIsolateSecond.toFixed(3),
       String(r.peakSyncsPerSecond),
       String(r.requestBytes),
       `${r.answerBytes.mean}/${r.answerBytes.p99}`,
@@ -170,7 +174,8 @@ export function pairTable(rows: readonly PairSummary[]): string {
       header: [
         "configuration",
         "pool req/s",
-        "calls/req",
+        "billed/req",
+        "billed/s/warm isolate",
         "peak syncs/s/coord",
         "sync up B",
         "answer B mean/p99",

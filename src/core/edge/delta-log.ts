@@ -45,15 +45,19 @@ export class DeltaLog {
 
   /**
    * The records after `version`, which the log must cover, in order, as many as fit in
-   * `maxBytes` (`downRecordBytes` each; at least one, so a reader always moves on): the reader
+   * `maxBytes` (`downRecordBytes` each, or `sizeOf` for another encoding; at least one, so a reader always moves on): the reader
    * then holds version `version + records.length` and asks again for the rest.
    */
-  after(version: number, maxBytes = Number.POSITIVE_INFINITY): DownRecord[] {
+  after(
+    version: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+    sizeOf: (r: DownRecord) => number = downRecordBytes,
+  ): DownRecord[] {
     const out: DownRecord[] = [];
     let bytes = 0;
     for (let v = version + 1; v <= this.#version; v++) {
       const record = this.#records[v % this.#capacity] as DownRecord;
-      bytes += downRecordBytes(record);
+      bytes += sizeOf(record);
       if (bytes > maxBytes && out.length > 0) break;
       out.push(record);
     }

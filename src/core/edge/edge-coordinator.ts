@@ -19,8 +19,13 @@
  *    them: past that, `more` and the replica asks again), its own included (delta-log.ts), or a
  *    bootstrap when it has no view, holds one from another epoch (this coordinator restarted:
  *    versions restarted with it, so an old version would name other records) or is behind the
- *    log; then the load vector (this group's leases plus the other groups' from the root), each
- *    origin's learned capacity, the pool's decision rate and the hottest prefixes.
+ *    log; then the load entries changed since the replica's last (load-changes.ts; this group's
+ *    leases plus the other groups' from the root), each origin's learned capacity, the pool's
+ *    decision rate and the hottest prefixes.
+ *
+ * Push: `upload` applies a batch sent up a socket (the ledger's rules); `frame` builds, once a
+ * tick, what changed since the last frame for every socket alike; `catchUp` is what a newly
+ * opened socket gets alone (push-frame.ts, load-changes.ts).
  *
  * With several coordinators, each exchanges with the root every `rootIntervalMs`
  * (`rootReport` / `onRootAnswer`): its group's load out, the other groups' load and the
@@ -38,6 +43,8 @@ import { addRates, DecayedRate } from "./decayed-rate.ts";
 import { DeltaLog } from "./delta-log.ts";
 import { edgeIndexPool } from "./edge-grain.ts";
 import { IsolateCensus, type IsolateCount } from "./isolate-census.ts";
+import { LoadChanges } from "./load-changes.ts";
+import { downRecordJsonBytes } from "./record-bytes.ts";
 import { SHARED_HEAT } from "./stale-pick.ts";
 import { boundedSnapshot } from "./summary.ts";
 import type {
@@ -46,11 +53,13 @@ import type {
   LoadShare,
   OriginLoadEntry,
   PoolRate,
+  PushFrame,
   RootAnswer,
   RootReport,
   SyncAnswer,
   SyncRequest,
   UpRecord,
+  ViewVersion,
 } from "./sync-protocol.ts";
 
 export interface EdgeCoordinatorOptions {
@@ -79,6 +88,8 @@ export interface CoordinatorCounters {
   capped: number;
   /** Route records whose parent this index lacked: leased, not claimed. */
   unanchored: number;
+  /** Push frames built (each sent, the same bytes, to every socket). */
+  frames: number;
 }
 
 /** What this coordinator last applied of the root's engine state, per origin. */
@@ -108,6 +119,12 @@ export class EdgeCoordinator {
   #othersRate: PoolRate = NO_RATE;
   #rootEpoch: string | null = null;
   readonly #seen = new Map<string, EngineSeen>();
+  /** Which load entries changed when (defect G). */
+  readonly #changes = new LoadChanges();
+  /** Per isolate, its last batch applied since the last frame (the next frame acknowledges). */
+  readonly #acks = new Map<string, number>();
+  /** Where the last frame left off; null before the first. */
+  #framed: { epoch: string; version: number; loadSeq: number; at: number } | null = null;
   #summary: { version: number; bytes: Uint8Array; at: number } | null = null;
   /** Distinct isolates heard from (`/admin/state`: the unknown of edge mode's bill). */
   readonly #census = new IsolateCensus();
@@ -119,6 +136,7 @@ export class EdgeCoordinator {
     recordsSent: 0,
     capped: 0,
     unanchored: 0,
+    frames: 0,
   };
 
   constructor(pool: PoolSettings, options: EdgeCoordinatorOptions) {
@@ -171,18 +189,7 @@ export class EdgeCoordinator {
     c.syncs++;
     const { isolate, batch, since } = request;
     this.#census.see(isolate, now);
-    let duplicate = false;
-    if (batch) {
-      const last = this.#ledger.get(isolate);
-      duplicate = last !== undefined && batch.id <= last;
-      if (duplicate) {
-        c.duplicates++;
-      } else {
-        for (const r of batch.records) this.#apply(r, now);
-        c.recordsApplied += batch.records.length;
-        this.#remember(isolate, batch.id);
-      }
-    }
+    const duplicate = batch ? this.upload(isolate, batch, now) === "duplicate" : false;
     let bootstrap: Uint8Array | null = null;
     let from: number;
     if (since !== null && since.epoch === this.epoch && this.#log.covers(since.version)) {
@@ -200,6 +207,10 @@ export class EdgeCoordinator {
     const more = version < this.#log.version;
     if (more) c.capped++;
     c.recordsSent += records.length;
+    // Only the entries changed since the replica's last (defect G), unless it starts afresh.
+    const vector = this.#vector(now);
+    this.#changes.mark(vector, now);
+    const known = bootstrap === null ? since?.load : undefined;
     return {
       epoch: this.epoch,
       version,
@@ -207,7 +218,92 @@ export class EdgeCoordinator {
       duplicate,
       bootstrap,
       records,
-      load: this.#vector(now),
+      load: known === undefined ? vector : this.#changes.after(vector, known),
+      loadSeq: this.#changes.seq,
+      bytesPerToken: this.#router.bytesPerToken,
+      rate: addRates(this.#rate.read(now), this.#othersRate),
+      hot: this.#hottest(now),
+    };
+  }
+
+  /**
+   * Apply an isolate's batch (from a sync, or sent up its socket), unless its batch of that id
+   * was applied already; either way the next frame acknowledges it.
+   */
+  upload(
+    isolate: string,
+    batch: NonNullable<SyncRequest["batch"]>,
+    now: number,
+  ): "applied" | "duplicate" {
+    this.#census.see(isolate, now);
+    this.#acks.set(isolate, Math.max(batch.id, this.#acks.get(isolate) ?? 0));
+    const last = this.#ledger.get(isolate);
+    if (last !== undefined && batch.id <= last) {
+      this.counters.duplicates++;
+      return "duplicate";
+    }
+    for (const r of batch.records) this.#apply(r, now);
+    this.counters.recordsApplied += batch.records.length;
+    this.#remember(isolate, batch.id);
+    return "applied";
+  }
+
+  /**
+   * The frame every socket gets this tick (push-frame.ts): what changed since the last frame
+   * (records, load entries, batches applied), built once whatever the number of isolates.
+   * Null when nothing changed and the last frame left less than `flushMs` ago; with nothing
+   * changed a frame still goes every `flushMs`, so replicas know their view is fresh.
+   */
+  frame(now: number): PushFrame | null {
+    const epoch = this.epoch;
+    const last = this.#framed;
+    // After a new epoch (or a log overrun within one tick) frames restart where the log
+    // stands: replicas holding the old versions find a gap and sync.
+    const from =
+      last && last.epoch === epoch && this.#log.covers(last.version)
+        ? last.version
+        : this.#log.oldest;
+    const built = this.#frameFrom(from, last?.loadSeq ?? 0, now);
+    const acks = [...this.#acks];
+    if (built.records.length + built.load.length + acks.length === 0) {
+      if (last && now - last.at < this.#pool.edge.flushMs) return null;
+    }
+    this.#acks.clear();
+    this.#framed = { epoch, version: built.version, loadSeq: built.loadSeq, at: now };
+    this.counters.frames++;
+    return { ...built, acks };
+  }
+
+  /**
+   * What a socket opened by a replica at `since` gets first, alone: the frames it missed while
+   * it had none, and its own last applied batch (its batch in flight may have been applied
+   * over the old socket). Null when its view is of another epoch or behind the log: its first
+   * frame then shows a gap, and it syncs (a bootstrap).
+   */
+  catchUp(isolate: string, since: ViewVersion | null, now: number): PushFrame | null {
+    if (since === null || since.epoch !== this.epoch || !this.#log.covers(since.version)) {
+      return null;
+    }
+    const built = this.#frameFrom(since.version, since.load ?? 0, now);
+    const batch = this.#ledger.get(isolate);
+    return { ...built, acks: batch === undefined ? [] : [[isolate, batch]] };
+  }
+
+  #frameFrom(from: number, loadFrom: number, now: number): Omit<PushFrame, "acks"> {
+    const records = this.#log.after(from, this.#pool.edge.answerMaxBytes, downRecordJsonBytes);
+    const version = from + records.length;
+    const vector = this.#vector(now);
+    this.#changes.mark(vector, now);
+    this.counters.recordsSent += records.length;
+    return {
+      epoch: this.epoch,
+      from,
+      version,
+      more: version < this.#log.version,
+      records,
+      loadFrom,
+      loadSeq: this.#changes.seq,
+      load: this.#changes.after(vector, loadFrom),
       bytesPerToken: this.#router.bytesPerToken,
       rate: addRates(this.#rate.read(now), this.#othersRate),
       hot: this.#hottest(now),

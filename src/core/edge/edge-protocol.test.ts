@@ -491,6 +491,22 @@ describe("edge coordination: issue 23 defects", () => {
       expect(read(turn(c, 0).chunkHashes)).toEqual(truth(turn(c, 0).chunkHashes));
   });
 
+  it("defect G: an answer carries only the load entries changed since the replica's last", () => {
+    const { isolates, sync } = cluster(2);
+    const [a, b] = isolates as [EdgeReplica, EdgeReplica];
+    expect(sync(a, 0)?.load.map((e) => e.id)).toEqual(ORIGINS);
+    sync(b, 0);
+    // Nothing moved: nothing is sent (every answer carried the whole vector).
+    expect(sync(a, 10)?.load).toEqual([]);
+    const routed = b.route(turn(1, 0), 20);
+    sync(b, 30);
+    expect(sync(a, 40)?.load.map((e) => e.id)).toEqual([routed.origin]);
+    // The entries a holds stay, the changed one replaced: a reads b's request.
+    const outstanding = (r: EdgeReplica) => r.loads(50).map((o) => o.load.outstanding);
+    expect(outstanding(a)).toEqual(outstanding(b));
+    expect(outstanding(a).reduce((x, y) => x + y)).toBe(1);
+  });
+
   it("defect D: a full buffer drops route records before end records, so no lease outlives its request", () => {
     const { isolates, coordinator, sync } = cluster(1, { bufferMaxRecords: 100 });
     const a = isolates[0] as EdgeReplica;

@@ -38,14 +38,17 @@ import { announces } from "./announce.ts";
 import { DecayedRate } from "./decayed-rate.ts";
 import { edgeIndexPool, strided } from "./edge-grain.ts";
 import { type LoadEffect, LoadOverlay, type SignedEffect } from "./load-overlay.ts";
+import type { Batch } from "./record-buffer.ts";
 import { type ReplicaCounters, ReplicaSync } from "./replica-sync.ts";
 import { pickAlone, pickAmongBest, requestSeed, unseenSince } from "./stale-pick.ts";
 import type {
   HotPrefixEntry,
   PoolRate,
+  PushFrame,
   RouteRecord,
   SyncAnswer,
   SyncRequest,
+  ViewVersion,
 } from "./sync-protocol.ts";
 
 export interface EdgeReplicaOptions {
@@ -311,10 +314,53 @@ export class EdgeReplica {
     this.#forgetLost(now);
     const held = this.#sync.onAnswer(answer, now, this.#router);
     if (held) this.#sync.resend(this.#unheld(held), now);
-    // The routes sent again count in the overlay until the vector counts them.
-    this.#overlay.rebase(answer.load, now, this.#sync.waitingEffects());
+    // The routes sent again count in the overlay until the vector counts them. An older
+    // coordinator's answer (no loadSeq) holds the whole vector.
+    const whole = answer.loadSeq === undefined;
+    this.#overlay.rebase(answer.load, now, this.#sync.pendingEffects(), whole);
     this.#rate = answer.rate;
     this.#hot = answer.hot;
+  }
+
+  /**
+   * A frame from the coordinator's socket (replica-sync.ts, `onFrame`): applied when it
+   * follows this view, else a gap (the replica syncs at once). `acked`: this isolate's batch in
+   * flight was applied.
+   */
+  onFrame(frame: PushFrame, now: number): { applied: boolean; acked: boolean } {
+    const { applied, acked, load } = this.#sync.onFrame(frame, now, this.#router);
+    if (applied) {
+      this.#overlay.rebase(load, now, this.#sync.pendingEffects());
+      this.#rate = frame.rate;
+      this.#hot = frame.hot;
+      this.#forgetLost(now);
+    }
+    return { applied, acked };
+  }
+
+  /** Until when this replica stays warm (`warmMs` after its last request). */
+  get warmUntil(): number {
+    return this.#sync.warmUntil;
+  }
+
+  /** Whether this replica's socket is open (replica-sync.ts, `setPushing`). */
+  setPushing(on: boolean): void {
+    this.#sync.setPushing(on);
+  }
+
+  /** When this replica, pushing, wants to send a batch up its socket, or null. */
+  nextUploadAt(now: number): number | null {
+    return this.#sync.nextUploadAt(now);
+  }
+
+  /** The batch to send up the socket now, or null (replica-sync.ts, `startUpload`). */
+  startUpload(now: number): Batch | null {
+    return this.#sync.startUpload(now);
+  }
+
+  /** The view this replica holds (what a socket it opens names, for its catch-up). */
+  get since(): ViewVersion | null {
+    return this.#sync.since;
   }
 
   /** The sync in flight failed (no answer in time, or an error): degraded until one succeeds. */

@@ -1,15 +1,16 @@
 /**
  * The load an edge replica's policy reads: the pool's last load vector (from its coordinator's
- * answer) plus what this isolate did since that the vector cannot include: the effects of its
- * records not yet acknowledged. At each answer the vector is replaced and the effects restart
- * from the records still waiting to be sent (those in the answered batch are in the vector).
+ * answers and frames) plus what this isolate did since that the vector cannot include: the
+ * effects of its records not yet applied there. At each answer or frame the entries it carries
+ * replace the held ones (it carries only those that changed: load-changes.ts) and the effects
+ * restart from the records not yet applied (those of an acknowledged batch are in the vector).
  * So nothing is counted twice, and through an outage the replica reads the last vector plus its
  * own live requests since.
  *
  * The vector is read as it came, never drained further: others keep sending while this isolate
  * cannot see them, and the last reading is the best estimate of a steady pool's load (draining
  * it would show every origin idle a few seconds into an outage). Health and the engine's report
- * come from the vector (its age grows from the answer on); circuits and in-flight chunks are
+ * come from the vector (its age grows from when its entry arrived); circuits and in-flight chunks are
  * this isolate's own. O(1) per record and per read; O(records waiting) per answer.
  */
 import {
@@ -39,18 +40,28 @@ const zero = (): RequestLoad => ({
 });
 
 export class LoadOverlay {
-  #vector = new Map<string, OriginLoadEntry>();
+  /** Each origin's entry and when it arrived. */
+  #vector = new Map<string, { entry: OriginLoadEntry; at: number }>();
   #at: number | null = null;
   #delta = new Map<string, RequestLoad>();
 
-  /** When the vector arrived; null before the first answer. */
+  /** When the view was last brought up to date; null before the first answer. */
   get at(): number | null {
     return this.#at;
   }
 
-  /** A new vector at `now`; `pending` are the effects of the records not yet sent. */
-  rebase(vector: readonly OriginLoadEntry[], now: number, pending: Iterable<SignedEffect>): void {
-    this.#vector = new Map(vector.map((e) => [e.id, e]));
+  /**
+   * The view is up to date at `now`: `entries` replace the held ones (`whole`: the vector, the
+   * others forgotten); `pending` are the effects of the records not yet applied.
+   */
+  rebase(
+    entries: readonly OriginLoadEntry[],
+    now: number,
+    pending: Iterable<SignedEffect>,
+    whole = false,
+  ): void {
+    if (whole) this.#vector.clear();
+    for (const entry of entries) this.#vector.set(entry.id, { entry, at: now });
     this.#at = now;
     this.#delta.clear();
     for (const [effect, sign] of pending) this.add(effect, sign);
@@ -75,12 +86,14 @@ export class LoadOverlay {
     now: number,
     fresh: { reportFreshMs: number; reportStaleMs: number },
   ): OriginLoadView {
-    const v = this.#vector.get(id);
+    const held = this.#vector.get(id);
+    const v = held?.entry;
+    const since = now - (held?.at ?? now);
     const d = this.#delta.get(id) ?? zero();
     let engine = null;
     let reportAgeMs = null;
     if (v?.engine) {
-      reportAgeMs = v.engine.ageMs + (now - (this.#at ?? now));
+      reportAgeMs = v.engine.ageMs + since;
       const freshness = reportFreshness(reportAgeMs, fresh.reportFreshMs, fresh.reportStaleMs);
       const { running, waiting, kvUsage } = v.engine;
       if (freshness > 0) engine = { running, waiting, kvUsage, freshness };
@@ -97,7 +110,7 @@ export class LoadOverlay {
       eligible: (v?.eligible ?? true) && own.eligible,
       reportAgeMs,
       measuredPrefill: v?.measuredPrefill
-        ? { ...v.measuredPrefill, ageMs: v.measuredPrefill.ageMs + (now - (this.#at ?? now)) }
+        ? { ...v.measuredPrefill, ageMs: v.measuredPrefill.ageMs + since }
         : own.measuredPrefill,
       consecutiveFailures: own.consecutiveFailures,
     };

@@ -54,6 +54,8 @@ export class RecordBuffer {
   /** Tickets whose route was dropped and whose request has not ended: nothing more is sent. */
   readonly #unsent = new Set<string>();
   #inFlight: Batch | null = null;
+  /** The load effects of the batch in flight (counted by the replica until it is applied). */
+  #inFlightEffects: SignedEffect[] = [];
   #nextId = 1;
   /** Records dropped because the queue was full. */
   dropped = 0;
@@ -153,6 +155,7 @@ export class RecordBuffer {
     this.#live -= taken.length;
     for (const w of taken) if (w.record.t === "route") this.#routes.delete(w.record.ticket);
     this.#inFlight = { id: this.#nextId++, records: taken.map((w) => w.record) };
+    this.#inFlightEffects = taken.flatMap((w) => w.effects);
     return this.#inFlight;
   }
 
@@ -166,13 +169,17 @@ export class RecordBuffer {
     return tickets;
   }
 
-  /** The batch in flight was applied. */
-  acknowledge(): void {
+  /** Batch `id` was applied: it is no longer in flight (an older id changes nothing). */
+  acknowledge(id: number): boolean {
+    if (this.#inFlight?.id !== id) return false;
     this.#inFlight = null;
+    this.#inFlightEffects = [];
+    return true;
   }
 
-  /** The load effects of the records still waiting (not in any batch). */
-  *waitingEffects(): Iterable<SignedEffect> {
+  /** The load effects of the records not yet applied: the batch in flight's, then the waiting. */
+  *pendingEffects(): Iterable<SignedEffect> {
+    yield* this.#inFlightEffects;
     for (const w of this.#waiting) if (!w.dropped) yield* w.effects;
   }
 }

@@ -26,6 +26,11 @@
  *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
  * - Degraded (the last sync failed): records wait (bounded) and go when the coordinator answers
  *   again; retries back off from `flushMs`, doubling, to at most 2 s.
+ * - Push (`setPushing`, while the Worker holds a socket to the coordinator): batches go up the
+ *   socket when `nextUploadAt` says (the same batches and ids as syncs) and are acknowledged
+ *   by a frame; `onFrame` applies a frame that follows the view and reports a gap otherwise,
+ *   after which `nextSyncAt` asks for a sync at once. Only a cold start, a view too old and a
+ *   gap make it sync while it pushes.
  * - A coordinator restart (an answer from another life than the view's: `lifeOf`, not a new
  *   log in the same life) took its leases with it, so the requests still running here would
  *   count as no load and their ends be ignored (issue 23, defect C). `onAnswer` then names
@@ -37,9 +42,12 @@
 import type { CoreRouter } from "../router/core-router.ts";
 import type { PoolSettings } from "../settings/settings-schema.ts";
 import type { SignedEffect } from "./load-overlay.ts";
-import { RecordBuffer } from "./record-buffer.ts";
+import { type Batch, RecordBuffer } from "./record-buffer.ts";
 import {
+  type DownRecord,
   lifeOf,
+  type OriginLoadEntry,
+  type PushFrame,
   type RouteRecord,
   type SyncAnswer,
   type SyncRequest,
@@ -63,6 +71,10 @@ export interface ReplicaCounters {
   claimsUnplaced: number;
   drops: number;
   resets: number;
+  /** Batches sent up the socket (retries included), frames received, frames with a gap. */
+  uploads: number;
+  frames: number;
+  gaps: number;
   /** Answers from a new life of the coordinator (it restarted). */
   restarts: number;
   /** Routes of running requests sent again after a restart. */
@@ -101,6 +113,13 @@ export class ReplicaSync {
   /** Round trips of answered syncs, exponentially weighted (1/8 per answer, as TCP's SRTT). */
   #rttMs = 0;
   #failedInRow = 0;
+  /** The socket is open: frames bring the view (`setPushing`). */
+  #pushing = false;
+  /** A frame did not follow this view: sync at once. */
+  #gap = false;
+  /** The batch the sync in flight carries. */
+  #syncBatch: number | null = null;
+  #uploadedAt = Number.NEGATIVE_INFINITY;
   #lastRequestAt = Number.NEGATIVE_INFINITY;
   #lastSyncAt = Number.NEGATIVE_INFINITY;
   readonly counters: ReplicaCounters = {
@@ -115,6 +134,9 @@ export class ReplicaSync {
     claimsUnplaced: 0,
     drops: 0,
     resets: 0,
+    uploads: 0,
+    frames: 0,
+    gaps: 0,
     restarts: 0,
     resent: 0,
   };
@@ -136,6 +158,11 @@ export class ReplicaSync {
     return this.#since !== null;
   }
 
+  /** The view this replica holds; null before the first answer. */
+  get since(): ViewVersion | null {
+    return this.#since;
+  }
+
   /** Round trip of answered syncs, smoothed. */
   get rttMs(): number {
     return this.#rttMs;
@@ -147,9 +174,22 @@ export class ReplicaSync {
     return { records: b.size, dropped: b.dropped, droppedEnds: b.droppedReleases };
   }
 
-  /** The effects of the records not yet answered (the overlay's base after an answer). */
-  waitingEffects(): Iterable<SignedEffect> {
-    return this.#buffer.waitingEffects();
+  /** The effects of the records not yet applied (the overlay's base after an answer or frame). */
+  pendingEffects(): Iterable<SignedEffect> {
+    return this.#buffer.pendingEffects();
+  }
+
+  /**
+   * Whether this replica's socket is open (push): frames bring the view and batches go up the
+   * socket (`nextUploadAt`), so it syncs only when cold, too stale, or after a gap.
+   */
+  setPushing(on: boolean): void {
+    this.#pushing = on;
+  }
+
+  /** Until when the replica stays warm (`warmMs` after its last request). */
+  get warmUntil(): number {
+    return this.#lastRequestAt + this.#pool().edge.warmMs;
   }
 
   /** A request arrived: the replica stays warm for `warmMs` after it. */
@@ -197,17 +237,14 @@ export class ReplicaSync {
     const failed = this.#failedInRow;
     const backoff = failed === 0 ? 0 : Math.min(RETRY_MAX_MS, flushMs * 2 ** (failed - 1));
     const earliest = this.#lastSyncAt + backoff;
-    // Cold, a view too old to route on (syncFirst), the rest of a cut answer, or a batch
-    // full: at once.
-    if (
-      this.#since === null ||
-      urgent ||
-      this.#more ||
-      this.#resent ||
-      this.#buffer.size >= flushRecords
-    ) {
+    // Cold, a view too old to route on (syncFirst), the rest of a cut answer, routes to send
+    // again after a restart, or a frame that did not follow this view: at once.
+    if (this.#since === null || urgent || this.#more || this.#gap || this.#resent) {
       return Math.max(now, earliest);
     }
+    // Pushing: the socket carries the records and the view.
+    if (this.#pushing) return null;
+    if (this.#buffer.size >= flushRecords) return Math.max(now, earliest);
     const due: number[] = [];
     // A long prefill waits for its announcement: sync soon, but at most twice per flushMs.
     if (this.#waitingAnnouncement()) due.push(this.#lastSyncAt + flushMs / 2);
@@ -227,6 +264,37 @@ export class ReplicaSync {
     this.#resent = false;
     this.#lastSyncAt = now;
     this.counters.syncs++;
+    const batch = this.#takeBatch();
+    this.#syncBatch = batch?.id ?? null;
+    return { isolate: this.#isolate, batch, since: this.#since };
+  }
+
+  /**
+   * When this replica, pushing, wants to send a batch up its socket (at or before `now`: at
+   * once), or null: at `flushRecords` records, `flushMs` after the oldest, at once for a long
+   * prefill waiting to be announced; the batch in flight again when no frame acknowledged it
+   * within `routeTimeoutMs` (sent on a socket since closed).
+   */
+  nextUploadAt(now: number): number | null {
+    if (!this.#pushing || this.#since === null) return null;
+    const { flushRecords, flushMs } = this.#pool().edge;
+    if (this.#buffer.inFlight) return this.#uploadedAt + this.#pool().routeTimeoutMs;
+    if (this.#buffer.size >= flushRecords || this.#waitingAnnouncement()) return now;
+    const oldest = this.#buffer.oldestAt;
+    return oldest === null ? null : oldest + flushMs;
+  }
+
+  /** The batch to send up the socket now (the one in flight again, when it is due), or null. */
+  startUpload(now: number): Batch | null {
+    const due = this.nextUploadAt(now);
+    if (due === null || due > now) return null;
+    this.#uploadedAt = now;
+    this.counters.uploads++;
+    return this.#takeBatch();
+  }
+
+  /** The batch to send (the one in flight again, else a new one), counted. */
+  #takeBatch(): Batch | null {
     const retry = this.#buffer.inFlight !== null;
     const batch = this.#buffer.batch();
     if (batch) this.counters.recordsSent += batch.records.length;
@@ -236,7 +304,16 @@ export class ReplicaSync {
         if (state === "queued") this.#announcing.set(ticket, "sent");
       }
     }
-    return { isolate: this.#isolate, batch, since: this.#since };
+    return batch;
+  }
+
+  /** Batch `id` was applied: its announced requests may start `flushMs` from now. */
+  #acknowledge(id: number, now: number): boolean {
+    if (!this.#buffer.acknowledge(id)) return false;
+    for (const [ticket, state] of this.#announcing) {
+      if (state === "sent") this.#announcing.set(ticket, now);
+    }
+    return true;
   }
 
   /**
@@ -248,6 +325,7 @@ export class ReplicaSync {
   onAnswer(answer: SyncAnswer, now: number, router: CoreRouter): ReadonlySet<string> | null {
     this.#syncing = false;
     this.#failedInRow = 0;
+    this.#gap = false;
     const rtt = Math.max(0, now - this.#lastSyncAt);
     this.#rttMs = this.counters.answers === 0 ? rtt : this.#rttMs + (rtt - this.#rttMs) / 8;
     const since = this.#since;
@@ -256,10 +334,7 @@ export class ReplicaSync {
       since !== null && lifeOf(since.epoch) !== lifeOf(answer.epoch)
         ? this.#buffer.routeTickets()
         : null;
-    this.#buffer.acknowledge();
-    for (const [ticket, state] of this.#announcing) {
-      if (state === "sent") this.#announcing.set(ticket, now);
-    }
+    if (this.#syncBatch !== null) this.#acknowledge(this.#syncBatch, now);
     const c = this.counters;
     c.answers++;
     if (answer.duplicate) c.duplicates++;
@@ -268,8 +343,66 @@ export class ReplicaSync {
       this.#ownClaims.clear();
       c.bootstraps++;
     }
+    this.#applyRecords(answer.records, now, router);
+    this.#since = {
+      epoch: answer.epoch,
+      version: answer.version,
+      // An older coordinator sends the whole vector and no number: none is claimed.
+      ...(answer.loadSeq === undefined ? {} : { load: answer.loadSeq }),
+    };
+    this.#more = answer.more === true;
+    this.#adopt(answer, now, router);
+    if (restarted) this.counters.restarts++;
+    return restarted;
+  }
+
+  /**
+   * A frame from the socket: applied when it follows this view (its records from the first this
+   * view lacks, its load entries; a frame older than the view brings nothing), else a gap: the
+   * replica syncs at once (`nextSyncAt`). Its acknowledgement of this isolate's batch in flight
+   * counts either way. `applied`: the view moved; `load`: the entries newer than this view's
+   * (none from a frame built before the answer this view came from), for the caller's overlay.
+   */
+  onFrame(
+    frame: PushFrame,
+    now: number,
+    router: CoreRouter,
+  ): { applied: boolean; acked: boolean; load: readonly OriginLoadEntry[] } {
+    const c = this.counters;
+    c.frames++;
+    let acked = false;
+    for (const [isolate, batch] of frame.acks) {
+      if (isolate === this.#isolate) acked = this.#acknowledge(batch, now) || acked;
+    }
+    const since = this.#since;
+    const follows =
+      since !== null &&
+      since.epoch === frame.epoch &&
+      frame.from <= since.version &&
+      frame.loadFrom <= (since.load ?? -1);
+    if (!follows) {
+      c.gaps++;
+      this.#gap = true;
+      return { applied: false, acked, load: [] };
+    }
+    const load = frame.loadSeq > (since.load ?? 0) ? frame.load : [];
+    if (frame.version > since.version) {
+      this.#applyRecords(frame.records.slice(since.version - frame.from), now, router);
+    }
+    this.#since = {
+      epoch: since.epoch,
+      version: Math.max(since.version, frame.version),
+      load: Math.max(since.load ?? 0, frame.loadSeq),
+    };
+    this.#adopt({ bytesPerToken: frame.bytesPerToken, load }, now, router);
+    return { applied: true, acked, load };
+  }
+
+  /** The coordinator's claims, drops and resets, in its order, into `router`. */
+  #applyRecords(records: readonly DownRecord[], now: number, router: CoreRouter): void {
+    const c = this.counters;
     const seams = router.seams;
-    for (const r of answer.records) {
+    for (const r of records) {
       if (r.t === "claim") {
         const own = this.#claimBack(claimKey(r.origin, r.parent, r.run));
         if (seams.adopt(r.origin, r.parent, r.run, own, now)) c.claimsApplied++;
@@ -282,16 +415,17 @@ export class ReplicaSync {
         c.resets++;
       }
     }
-    this.#since = { epoch: answer.epoch, version: answer.version };
-    this.#more = answer.more === true;
+  }
+
+  /** What the coordinator learned (bytes per token, capacities, speeds), into `router`. */
+  #adopt(view: Pick<SyncAnswer, "bytesPerToken" | "load">, now: number, router: CoreRouter): void {
+    const seams = router.seams;
     // An older coordinator (a deploy rolling out) sends neither: what was read before stands.
-    if (answer.bytesPerToken) seams.adoptBytesPerToken(answer.bytesPerToken);
-    for (const e of answer.load) {
+    if (view.bytesPerToken) seams.adoptBytesPerToken(view.bytesPerToken);
+    for (const e of view.load) {
       seams.adoptCapacity(e.id, e.capacity);
       if (e.speed) seams.adoptSpeed(e.id, e.speed, now);
     }
-    if (restarted) this.counters.restarts++;
-    return restarted;
   }
 
   /**

@@ -93,6 +93,11 @@ export function lifeOf(epoch: string): string {
 export interface ViewVersion {
   readonly epoch: string;
   readonly version: number;
+  /**
+   * The last load change the replica applied (load-changes.ts): answers and frames carry only
+   * the entries changed after it. Absent from an older replica: it gets every entry.
+   */
+  readonly load?: number;
 }
 
 export interface SyncRequest {
@@ -176,7 +181,16 @@ export interface SyncAnswer {
    * coordinator's order, the asking isolate's own included (delta-log.ts says why).
    */
   readonly records: readonly DownRecord[];
+  /**
+   * The origins whose load changed after `since.load` (every origin with a bootstrap, with no
+   * `since.load`, or from another epoch), with their values now; the replica keeps the rest.
+   */
   readonly load: readonly OriginLoadEntry[];
+  /**
+   * The load change `load` brings the replica to. Absent from an older coordinator, whose
+   * `load` is the whole vector.
+   */
+  readonly loadSeq?: number;
   /**
    * The pool's bytes per token as the coordinator learned it from every isolate's completions
    * (bytes-per-token.ts; one per pool, so beside the per-origin `load`); replicas adopt it.
@@ -185,6 +199,29 @@ export interface SyncAnswer {
   readonly bytesPerToken?: LearnedBytesPerToken;
   readonly rate: PoolRate;
   readonly hot: readonly HotPrefixEntry[];
+}
+
+/**
+ * Coordinator -> every isolate's socket, once a tick (push-frame.ts): the same bytes to all.
+ * The records after `from` up to `version` and the load entries changed after `loadFrom` up to
+ * `loadSeq`; a replica whose view is older than either (or of another epoch) has a gap and
+ * syncs instead. `acks` names, per isolate, the last batch applied since the previous frame
+ * (a batch sent up a socket is acknowledged here).
+ */
+export interface PushFrame {
+  readonly epoch: string;
+  readonly from: number;
+  readonly version: number;
+  /** Records past `version` did not fit in `edge.answerMaxBytes`: the next frame has them. */
+  readonly more: boolean;
+  readonly records: readonly DownRecord[];
+  readonly loadFrom: number;
+  readonly loadSeq: number;
+  readonly load: readonly OriginLoadEntry[];
+  readonly bytesPerToken: LearnedBytesPerToken;
+  readonly rate: PoolRate;
+  readonly hot: readonly HotPrefixEntry[];
+  readonly acks: readonly (readonly [isolate: string, batch: number])[];
 }
 
 /** Coordinator -> root, every `rootIntervalMs`. */

@@ -30,6 +30,8 @@ export class ClaimIndex {
   readonly #index: RadixIndex;
   #tokensPerChunk: number;
   readonly feed: IndexFeed;
+  /** False: `unclaim` does nothing (an edge replica's index: core-router.ts says why). */
+  unclaims = true;
   /** By slot: leading chunks of the last matched prompt each origin holds. */
   readonly #matched = new Int32Array(MAX_ORIGINS);
 
@@ -69,7 +71,7 @@ export class ClaimIndex {
 
   /** The origin never prefilled the prompt: take back what was claimed for it. */
   unclaim(claim: Claim): void {
-    if (!claimsOnRoute(this.feed)) return;
+    if (!claimsOnRoute(this.feed) || !this.unclaims) return;
     this.#index.truncate(claim.hashes, claim.slot, claim.matchedChunks);
   }
 

@@ -152,7 +152,7 @@ export class CoreRouter {
     if (old?.chunkBytes !== pool.chunkBytes || old.indexFeed !== pool.indexFeed) {
       // Hashes of another chunk size name other prefixes, and another feed other claims: the
       // old index is meaningless.
-      this.#parts.claims = new ClaimIndex(this.tokensPerChunk, pool.indexMaxChunks, pool.indexFeed);
+      this.#parts.claims = this.#newIndex();
       this.#hot.clear();
       this.#parts.capacity.reindex(chunkTokens(pool.chunkBytes));
     } else if (old.indexMaxChunks !== pool.indexMaxChunks) {
@@ -390,6 +390,19 @@ export class CoreRouter {
   }
 
   /**
+   * The index for the current settings (from a snapshot's). An edge replica's takes nothing
+   * back itself: its coordinator logs what a failed, rerouted or cancelled claim took back, and
+   * the replica applies that in the log's order (core/edge/delta-log.ts). Taking back its own
+   * copy too would truncate what other isolates' claims, heard since, made the origin hold.
+   */
+  #newIndex(snapshot?: Uint8Array): ClaimIndex {
+    const { indexMaxChunks, indexFeed } = this.#parts.pool;
+    const index = new ClaimIndex(this.tokensPerChunk, indexMaxChunks, indexFeed, snapshot);
+    index.unclaims = this.#edge === undefined;
+    return index;
+  }
+
+  /**
    * Start from a snapshot (before any traffic): the index and each origin's slot, learned
    * capacity and learned prefill speed come back; origins no longer in settings are dropped, new ones get free slots.
    * A snapshot taken with another chunk size names other prefixes and is ignored.
@@ -398,12 +411,7 @@ export class CoreRouter {
     const { header, index } = decodeSnapshot(bytes);
     if (header.chunkBytes !== this.#parts.pool.chunkBytes) return;
     if (header.bytesPerToken) this.#parts.bytesPerToken.adopt(header.bytesPerToken);
-    this.#parts.claims = new ClaimIndex(
-      this.tokensPerChunk,
-      this.#parts.pool.indexMaxChunks,
-      this.#parts.pool.indexFeed,
-      index,
-    );
+    this.#parts.claims = this.#newIndex(index);
     this.#parts.board = new LoadBoard(boardOptions(this.#parts.pool));
     this.#legs.clear();
     this.#parts.capacity.restore(header.slots);

@@ -27,6 +27,13 @@ export const edgeSettings = z
      * request; 0 syncs only to report.
      */
     warmMs: z.number().int().min(0).max(30_000).default(30_000),
+    /**
+     * Push: each warm isolate holds one WebSocket to its coordinator, which sends every socket
+     * the same frame each tick (what changed), and the isolate sends its batches up it; `sync`
+     * remains for a cold start, a gap and a closed socket. False: every isolate polls with
+     * `sync` every `flushMs` while warm.
+     */
+    push: z.boolean().default(true),
     /** Coordinator objects per pool (S), each serving a group of colos; a root merges them. */
     coordinators: z.number().int().min(1).max(64).default(1),
     /** Each coordinator exchanges load and engine state with the root this often. */

@@ -1,9 +1,23 @@
 /**
  * A coordinator of an edge-coordinated pool (docs/architecture.md, "The Worker's edge path"):
  * one Durable Object per pool and colo group (edge-stubs.ts), holding the core's
- * `EdgeCoordinator`. Its one hot method is `sync`: an isolate's batch of records in, what the
- * other isolates changed since that isolate's version out, in one call. Around the core it
- * does what only an object can:
+ * `EdgeCoordinator`. Two ways in: `sync` (an isolate's batch of records in, what the other
+ * isolates changed since that isolate's version out, in one call) and push sockets:
+ *
+ * - Push (hibernation API): an isolate's upgrade request (`fetch`) is accepted with
+ *   `ctx.acceptWebSocket`, tagged with its isolate id, and sent its catch-up frame
+ *   (`EdgeCoordinator.catchUp`); batches come up it (`webSocketMessage`), applied as a sync's.
+ *   Every TICK_MS while batches or syncs come (at once when `flushRecords` records were applied
+ *   since the last frame), one frame is built and its one text sent to every socket
+ *   (`ctx.getWebSockets()`); nothing is built per isolate. The tick is a timer, not the alarm:
+ *   an alarm invocation is a billed request (50 a second at this tick) and the one alarm slot
+ *   is the snapshot's; a timer keeps the object from hibernating only while it runs, and it
+ *   stops IDLE_MS after the last batch or sync, so an idle pool's object hibernates with its
+ *   sockets open (the runtime keeps them; a restarted object's new epoch makes every replica
+ *   sync for a bootstrap at its next frame). A batch made under newer settings closes its socket
+ *   (code 4009): the isolate syncs, which brings the settings, and opens another.
+ *
+ * Around the core it does what only an object can:
  *
  * - Settings as the pool's object takes them (settings/pool-version.ts): a sync made under
  *   newer settings is answered null, and the Worker pushes them with `applySettings`.
@@ -25,11 +39,18 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
+import { encodeFrame } from "../../core/edge/push-frame.ts";
 import type { SyncAnswer } from "../../core/edge/sync-protocol.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
+import type { RequestReport } from "../request-record/request-report.ts";
 import { needsSettings, type PoolVersion } from "../settings/pool-version.ts";
-import type { CoordinatorState, SyncCall } from "./edge-rpc-types.ts";
+import {
+  type CoordinatorState,
+  type PushUpload,
+  parsePushQuery,
+  type SyncCall,
+} from "./edge-rpc-types.ts";
 import { coordinatorName, rootStub } from "./edge-stubs.ts";
 import { ObjectStart } from "./object-start.ts";
 import { withSettings } from "./settings-first.ts";
@@ -40,6 +61,12 @@ import { withDeadline } from "./with-deadline.ts";
 
 /** A root that does not answer within this is asked again at the next interval. */
 const ROOT_TIMEOUT_MS = 2000;
+/** One frame to every socket this often while batches come. */
+export const TICK_MS = 20;
+/** The tick stops this long after the last batch or sync (the object may then hibernate). */
+const IDLE_MS = 2000;
+/** The close code that sends an isolate to `sync` for newer settings. */
+export const CLOSE_SETTINGS = 4009;
 
 export class CoordinatorObject extends DurableObject<Env> {
   readonly #epoch = crypto.randomUUID();
@@ -51,6 +78,10 @@ export class CoordinatorObject extends DurableObject<Env> {
   #rootAskedAt = Number.NEGATIVE_INFINITY;
   #rootAnsweredAt: number | null = null;
   #rootBusy = false;
+  #tick: ReturnType<typeof setTimeout> | null = null;
+  #activeAt = Number.NEGATIVE_INFINITY;
+  /** Records applied since the last frame (at `flushRecords`, the frame goes at once). */
+  #sinceFrame = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -96,12 +127,93 @@ export class CoordinatorObject extends DurableObject<Env> {
     if (!coordinator || !held || needsSettings(held.version, call.version)) return null;
     const now = Date.now();
     const answer = coordinator.sync(call.request, now);
-    if (call.request.batch && !answer.duplicate) {
-      for (const report of call.reports) this.#metrics.record(report, now);
-      this.#touch();
+    if (call.request.batch && !answer.duplicate) this.#applied(call.request.batch, call.reports);
+    this.#exchangeWithRoot(coordinator, held, now);
+    this.#active(now);
+    return answer;
+  }
+
+  /** An isolate's socket: accepted for hibernation, tagged with its id, sent its catch-up. */
+  override async fetch(request: Request): Promise<Response> {
+    if (request.headers.get("Upgrade") !== "websocket") {
+      return new Response("expected a WebSocket upgrade", { status: 426 });
+    }
+    this.#ready();
+    const query = parsePushQuery(request.url);
+    const coordinator = this.#coordinator;
+    if (!query) return new Response("expected ?isolate=", { status: 400 });
+    // No settings yet: the isolate's sync brings them, then it opens a socket again.
+    if (!coordinator) return new Response("no settings", { status: 409 });
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    this.ctx.acceptWebSocket(server, [query.isolate]);
+    const catchUp = coordinator.catchUp(query.isolate, query.since, Date.now());
+    if (catchUp) server.send(encodeFrame(catchUp));
+    this.#active(Date.now());
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** A batch up a socket: applied as a sync's batch; the next frame acknowledges it. */
+  override webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
+    this.#ready();
+    const coordinator = this.#coordinator;
+    const held = this.#held;
+    const upload = parseUpload(message);
+    if (!coordinator || !held || !upload) return;
+    if (needsSettings(held.version, upload.version)) {
+      ws.close(CLOSE_SETTINGS, "newer settings: sync first");
+      return;
+    }
+    const now = Date.now();
+    if (coordinator.upload(upload.isolate, upload.batch, now) === "applied") {
+      this.#applied(upload.batch, upload.reports);
     }
     this.#exchangeWithRoot(coordinator, held, now);
-    return answer;
+    this.#active(now);
+    if (this.#sinceFrame >= held.pool.edge.flushRecords) this.#frame();
+  }
+
+  override webSocketClose(ws: WebSocket, code: number, reason: string): void {
+    // Complete the closing handshake (the runtime may have done it already).
+    try {
+      ws.close(code === 1005 ? 1000 : code, reason);
+    } catch {}
+  }
+
+  /** A batch was applied (a sync's or a socket's): its reports counted once, a snapshot due. */
+  #applied(batch: { records: readonly unknown[] }, reports: readonly RequestReport[]): void {
+    const now = Date.now();
+    for (const report of reports) this.#metrics.record(report, now);
+    this.#sinceFrame += batch.records.length;
+    this.#touch();
+  }
+
+  /** Batches or syncs came: tick while sockets are open, until IDLE_MS after the last. */
+  #active(now: number): void {
+    this.#activeAt = now;
+    if (this.#tick === null) this.#tick = setTimeout(() => this.#frame(), TICK_MS);
+  }
+
+  /** One frame, its text to every socket; the next tick while batches keep coming. */
+  #frame(): void {
+    if (this.#tick !== null) clearTimeout(this.#tick);
+    this.#tick = null;
+    const sockets = this.ctx.getWebSockets();
+    const coordinator = this.#coordinator;
+    if (!coordinator || sockets.length === 0) return;
+    const now = Date.now();
+    const frame = coordinator.frame(now);
+    this.#sinceFrame = 0;
+    if (frame) {
+      const text = encodeFrame(frame);
+      for (const ws of sockets) {
+        try {
+          ws.send(text);
+        } catch {
+          // Closing: its isolate falls back to sync.
+        }
+      }
+    }
+    if (now - this.#activeAt < IDLE_MS) this.#tick = setTimeout(() => this.#frame(), TICK_MS);
   }
 
   /** Take the pool's settings (and this object's group), unless it holds newer ones. */
@@ -135,6 +247,7 @@ export class CoordinatorObject extends DurableObject<Env> {
       epoch: coordinator.epoch,
       logVersion: coordinator.version,
       counters: { ...coordinator.counters },
+      sockets: this.ctx.getWebSockets().length,
       isolates: coordinator.isolates(now),
       rootAgeMs: this.#rootAnsweredAt === null ? null : now - this.#rootAnsweredAt,
     };
@@ -177,5 +290,22 @@ export class CoordinatorObject extends DurableObject<Env> {
           this.#rootBusy = false;
         }),
     );
+  }
+}
+
+/** An upload's JSON, or null when it is not one (ignored: the isolate resends unacknowledged). */
+function parseUpload(message: string | ArrayBuffer): PushUpload | null {
+  if (typeof message !== "string") return null;
+  try {
+    const upload = JSON.parse(message) as PushUpload;
+    const ok =
+      upload.t === "batch" &&
+      typeof upload.isolate === "string" &&
+      Number.isInteger(upload.batch?.id) &&
+      Array.isArray(upload.batch.records) &&
+      Array.isArray(upload.reports);
+    return ok ? upload : null;
+  } catch {
+    return null;
   }
 }

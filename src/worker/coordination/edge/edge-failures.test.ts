@@ -4,11 +4,7 @@
  * in-memory leases gone, issue 23, defect C). Isolates stand as `ReplicaRegistry`s syncing over
  * real RPC, as in edge-mode.test.ts.
  */
-import {
-  createExecutionContext,
-  evictDurableObject,
-  waitOnExecutionContext,
-} from "cloudflare:test";
+import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
@@ -16,10 +12,10 @@ import type { RouteDecision } from "../../../core/router/router-types.ts";
 import type { CoordinatorState } from "../../objects/edge-rpc-types.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import type { RequestReport } from "../../request-record/request-report.ts";
-import { currentSettings } from "../../settings/settings-cache.ts";
+import { type Isolate, isolate, ref, settle } from "../../test/edge-isolates.ts";
 import { conversation, origin, pool, putSettings, waitFor } from "../../test/helpers.ts";
 import type { Routed } from "../shared/routed.ts";
-import { type EdgePool, ReplicaRegistry } from "./replica-registry.ts";
+import type { EdgePool } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { syncOnce } from "./sync-loop.ts";
 
@@ -43,28 +39,6 @@ beforeAll(async () => {
     },
   });
 });
-
-async function ref(model: string): Promise<PoolRef> {
-  const settings = await currentSettings(env);
-  const pool = settings.pool(model);
-  if (!pool) throw new Error(`no pool ${model}`);
-  return { model, pool, version: settings.version(model) };
-}
-
-interface Isolate {
-  readonly registry: ReplicaRegistry;
-  ctx: ExecutionContext;
-}
-
-function isolate(name: string): Isolate {
-  return { registry: new ReplicaRegistry(name), ctx: createExecutionContext() };
-}
-
-/** Wait for the isolate's sync loop to end (nothing left to sync), then start a new context. */
-async function settle(iso: Isolate): Promise<void> {
-  await waitOnExecutionContext(iso.ctx);
-  iso.ctx = createExecutionContext();
-}
 
 function route(iso: Isolate, r: PoolRef, topic: string, e: Env = env): Promise<Routed> {
   const key = promptKey({ model: r.model, messages: conversation(topic, 0) });

@@ -1,10 +1,3 @@
-/**
- * Edge coordination in workerd: several isolates stand as several `ReplicaRegistry`s (each its
- * own replicas, as module scope would give each isolate) syncing over real RPC with one
- * coordinator object, whose root takes the engines' webhooks. Requests through the Worker's
- * entry point check the wiring (no pool object is asked; `/admin/state` shows the coordinator).
- */
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
@@ -12,7 +5,7 @@ import type { RouteDecision } from "../../../core/router/router-types.ts";
 import type { CoordinatorState } from "../../objects/edge-rpc-types.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import type { RequestReport } from "../../request-record/request-report.ts";
-import { currentSettings } from "../../settings/settings-cache.ts";
+import { type Isolate, isolate, ref, settle } from "../../test/edge-isolates.ts";
 import {
   admin,
   chat,
@@ -26,9 +19,9 @@ import {
   waitFor,
 } from "../../test/helpers.ts";
 import type { Routed } from "../shared/routed.ts";
-import { type EdgePool, ReplicaRegistry } from "./replica-registry.ts";
+import type { EdgePool } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
-import { syncOnce } from "./sync-loop.ts";
+import { ABANDON_GRACE_MS, syncOnce } from "./sync-loop.ts";
 
 const SHARED = "edge-shared";
 const DEGRADED = "edge-degraded";
@@ -37,9 +30,12 @@ const WEBHOOK = "edge-webhook";
 const HTTP = "edge-http";
 const SHARDED = "edge-sharded";
 const ANNOUNCED = "edge-announced";
+const PUSHED = "edge-pushed";
 const CENSUS = "edge-census";
 /** Syncs only when asked (warmMs 0) and soon (flushMs 10), so each test decides when. */
 const EDGE = { flushMs: 10, warmMs: 0, rootIntervalMs: 50 };
+/** Warm for 1.5 s after a request: loops hold their push sockets that long. */
+const PUSH = { ...EDGE, warmMs: 1500 };
 
 beforeAll(async () => {
   const origins = (tag: string) => [1, 2, 3, 4].map((n) => origin(`edge-${tag}-${n}`));
@@ -52,6 +48,7 @@ beforeAll(async () => {
       [WEBHOOK]: edge("w"),
       [HTTP]: edge("h"),
       [ANNOUNCED]: edge("a"),
+      [PUSHED]: pool(origins("p"), { coordination: "edge", edge: PUSH }),
       [CENSUS]: edge("c"),
       [SHARDED]: pool(origins("g"), {
         coordination: "edge",
@@ -60,30 +57,6 @@ beforeAll(async () => {
     },
   });
 });
-
-async function ref(model: string): Promise<PoolRef> {
-  const settings = await currentSettings(env);
-  const pool = settings.pool(model);
-  if (!pool) throw new Error(`no pool ${model}`);
-  return { model, pool, version: settings.version(model) };
-}
-
-interface Isolate {
-  readonly registry: ReplicaRegistry;
-  /** The context of its requests, whose `waitUntil` runs its sync loop. */
-  ctx: ExecutionContext;
-}
-
-/** One isolate: its registry, and a context whose `waitUntil` the test can wait on. */
-function isolate(name: string): Isolate {
-  return { registry: new ReplicaRegistry(name), ctx: createExecutionContext() };
-}
-
-/** Wait for the isolate's sync loop to end (nothing left to sync), then start a new context. */
-async function settle(iso: Isolate): Promise<void> {
-  await waitOnExecutionContext(iso.ctx);
-  iso.ctx = createExecutionContext();
-}
 
 function request(model: string, topic: string, turns: number) {
   const key = promptKey({ model, messages: conversation(topic, turns) });
@@ -136,6 +109,22 @@ async function coordinator(model: string): Promise<CoordinatorState> {
   const state = await env.COORDINATOR.getByName(`${model}#0`).state();
   if (!state) throw new Error("coordinator has no settings");
   return state;
+}
+
+/**
+ * Wait until `from`'s records waiting now reached the coordinator and a frame built after that
+ * reached `to` (two frames after: its socket delivers in order).
+ */
+async function hears(model: string, from: EdgePool, to: EdgePool): Promise<void> {
+  const applied = (await coordinator(model)).counters.recordsApplied;
+  const waiting = from.replica.waiting.records;
+  await waitFor(
+    async () => (await coordinator(model)).counters.recordsApplied >= applied + waiting,
+    5000,
+    "the records applied",
+  );
+  const frames = to.replica.counters.frames;
+  await waitFor(() => to.replica.counters.frames >= frames + 2, 5000, "two frames more");
 }
 
 describe("edge coordination across isolates", () => {
@@ -260,7 +249,7 @@ describe("edge coordination across isolates", () => {
       // promise never settles (workerd drops a dead request's continuations).
       const held = edgePool(iso, r);
       held.replica.startSync(Date.now());
-      held.inFlight = { token: {}, startedAt: Date.now(), done: new Promise<void>(() => {}) };
+      held.inFlight = { token: {}, startedAt: Date.now() };
     };
     const answers = (routing: Promise<Routed>) =>
       Promise.race([
@@ -277,6 +266,25 @@ describe("edge coordination across isolates", () => {
     const long = { ...request(r.model, "dead-long", 0), promptTokens: 50_000 };
     const routing = routeAtEdge(env, iso.ctx, r, long, { registry: iso.registry });
     expect(await answers(routing)).toBe(true);
+  });
+
+  it("defect F: a request finding a sync another request sent, which died, gets its view from a sync of its own", async () => {
+    const r = await ref(ANNOUNCED);
+    const iso = isolate("iso-defect-f");
+    const held = edgePool(iso, r);
+    // Another request's sync, sent just under routeTimeoutMs + ABANDON_GRACE_MS ago: that
+    // request died, and the promise it made never settles (workerd dropped its continuations).
+    held.replica.startSync(Date.now());
+    const startedAt = Date.now() - r.pool.routeTimeoutMs - ABANDON_GRACE_MS + 50;
+    held.inFlight = { token: {}, startedAt };
+    // A cold request: it waits for one sync (within routeTimeoutMs) before it routes.
+    const routed = await route(iso, r, "defect-f", 0);
+    expect(routed.decision.origin).not.toBeNull();
+    // Its wait did not hang on the dead request's promise: it declared that sync failed and
+    // synced itself, so it routed on the pool's view (it waited out its deadline blind).
+    expect(held.replica.counters.answers).toBeGreaterThanOrEqual(1);
+    expect(held.replica.counters.bootstraps).toBe(1);
+    await settle(iso);
   });
 
   it("a cold isolate whose coordinator does not answer routes at once on its own view", async () => {
@@ -298,6 +306,57 @@ describe("edge coordination across isolates", () => {
     expect(held.replica.counters.bootstraps).toBe(1);
     expect(held.replica.counters.failures).toBeLessThan(12);
     expect(held.replica.waiting.records).toBe(0);
+  });
+
+  it("push: batches go up a real WebSocket and frames bring them to another isolate, with no sync", async () => {
+    const r = await ref(PUSHED);
+    const a = isolate("iso-push-a");
+    const b = isolate("iso-push-b");
+    // Cold: each bootstraps with one sync, then its loop opens a socket in its request.
+    await route(a, r, "push-warm-a", 0);
+    await route(b, r, "push-warm-b", 0);
+    const [pa, pb] = [edgePool(a, r), edgePool(b, r)];
+    await waitFor(() => pa.socket !== null && pb.socket !== null, 5000, "both sockets");
+    expect((await coordinator(PUSHED)).sockets).toBe(2);
+    const syncs = [pa.replica.counters.syncs, pb.replica.counters.syncs];
+    const first = await route(a, r, "push-conv", 0);
+    // a's record goes up its socket; the coordinator's next frame reaches b.
+    await hears(PUSHED, pa, pb);
+    const second = await route(b, r, "push-conv", 1);
+    expect(second.decision.origin).toBe(first.decision.origin);
+    expect(second.decision.reason).toBe("cache-hit");
+    // a's batch was acknowledged in a frame: nothing waits, and it is counted once.
+    await waitFor(() => pa.replica.waiting.records === 0, 5000, "a's batch acknowledged");
+    const state = await coordinator(PUSHED);
+    expect(state.counters.frames).toBeGreaterThan(0);
+    expect(pa.replica.counters.uploads).toBeGreaterThan(0);
+    expect([pa.replica.counters.syncs, pb.replica.counters.syncs]).toEqual(syncs);
+    await settle(a);
+    await settle(b);
+    // Their loops ended with their requests' warmth: the sockets closed with them.
+    expect(pa.socket).toBeNull();
+    await waitFor(async () => (await coordinator(PUSHED)).sockets === 0, 5000, "sockets closed");
+  });
+
+  it("push: a closed socket falls back to sync, and the other isolate still hears the records", async () => {
+    const r = await ref(PUSHED);
+    const a = isolate("iso-push-close-a");
+    const b = isolate("iso-push-close-b");
+    await route(a, r, "push-close-warm-a", 0);
+    await route(b, r, "push-close-warm-b", 0);
+    const [pa, pb] = [edgePool(a, r), edgePool(b, r)];
+    await waitFor(() => pa.socket !== null && pb.socket !== null, 5000, "both sockets");
+    // a's socket closes (as a coordinator restart or a network fault would close it).
+    pa.socket?.ws.close(1011, "gone");
+    await waitFor(() => pa.socket === null, 5000, "a's socket closed");
+    const syncs = pa.replica.counters.syncs;
+    const first = await route(a, r, "push-close-conv", 0);
+    await hears(PUSHED, pa, pb);
+    expect(pa.replica.counters.syncs).toBeGreaterThan(syncs);
+    const second = await route(b, r, "push-close-conv", 1);
+    expect(second.decision.origin).toBe(first.decision.origin);
+    await settle(a);
+    await settle(b);
   });
 
   it("an engine's webhook reaches every replica through the root and the coordinator", async () => {

@@ -31,6 +31,13 @@ export interface SyncLoop {
   readonly startedAt: number;
   /** When it wakes next; null while it is syncing or deciding. */
   wakeAt: number | null;
+  /** The push socket this loop's request opened (push-socket.ts), closed when the loop ends. */
+  socket: PushSocket | null;
+}
+
+/** A push socket to the pool's coordinator (push-socket.ts). */
+export interface PushSocket {
+  readonly ws: WebSocket;
 }
 
 /**
@@ -66,12 +73,15 @@ export interface EdgePool {
   /** This isolate's colo group: which coordinator it syncs with. */
   group: number;
   loop: SyncLoop | null;
-  /** The sync in flight, whichever loop or request sent it; `done` when it is settled. */
-  inFlight: {
-    readonly token: object;
-    readonly startedAt: number;
-    readonly done: Promise<void>;
-  } | null;
+  /**
+   * The sync in flight, whichever loop or request sent it; cleared when it settles. No promise:
+   * only the request that sent it may await it (sync-loop.ts, defect F).
+   */
+  inFlight: { readonly token: object; readonly startedAt: number } | null;
+  /** The newest loop's push socket, while open. */
+  socket: PushSocket | null;
+  /** No socket is opened before this (one failed to open, or closed). */
+  socketRetryAt: number;
 }
 
 export class ReplicaRegistry {
@@ -113,6 +123,8 @@ export class ReplicaRegistry {
         group,
         loop: null,
         inFlight: null,
+        socket: null,
+        socketRetryAt: 0,
       };
       this.#pools.set(ref.model, held);
     } else if (changed) {

@@ -28,16 +28,24 @@
  *   the pool's `routeTimeoutMs`) rather than route blind on an empty index, and so does
  *   the first request after the isolate idled past `warmMs` with a view older than
  *   `maxStalenessMs`; not while the coordinator is known not to answer (route-at-edge.ts).
- * - A request that waits for a sync waits on a timer of its own as well (`syncWithin`): the
- *   sync in flight may be another request's, whose promise never settles once that request
- *   died (workerd drops a dead request's continuations), and without the timer the waiting
- *   request hung for good.
+ * - Push (`edge.push`, push-socket.ts): once the replica has a view, the loop opens one socket
+ *   to its coordinator in its own request and holds it while the replica is warm; frames
+ *   arrive on it, batches go up it (`nextUploadAt`), and `sync` is left for a cold start, a gap
+ *   and a closed socket (`nextSyncAt` says when). A newer loop (handover) opens its own socket
+ *   with the replica's view and the old loop closes its one as it ends.
+ * - No promise crosses requests (issue 23, defect F): workerd drops a request's continuations
+ *   once that request ends, so a promise made in one request (a sync it sent) may never settle
+ *   for another that awaits it. A request that finds a sync in flight, whoever sent it, watches
+ *   for it to settle on timers of its own (`waitForSync`, every SYNC_POLL_MS); a sync silent past
+ *   its deadline plus ABANDON_GRACE_MS died with its request: the watcher declares it failed
+ *   and sends its own.
  */
 import type { SyncAnswer, SyncRequest } from "../../../core/edge/sync-protocol.ts";
 import type { SyncCall } from "../../objects/edge-rpc-types.ts";
 import { coordinatorStub } from "../../objects/edge-stubs.ts";
 import { withSettings } from "../../objects/settings-first.ts";
 import { withDeadline } from "../../objects/with-deadline.ts";
+import { closeSocket, openSocket, upload as pushUpload, wantsSocket } from "./push-socket.ts";
 import type { EdgePool, SyncLoop } from "./replica-registry.ts";
 
 /** A request newer than this loop's takes the loop over. */
@@ -45,7 +53,9 @@ export const HANDOVER_MS = 10_000;
 /** A loop ends this long after it started, within `waitUntil`'s 30 s after the response. */
 export const LOOP_MAX_MS = 25_000;
 /** A sync silent this long past its deadline was lost with its request. */
-const ABANDON_GRACE_MS = 1000;
+export const ABANDON_GRACE_MS = 1000;
+/** How often a request waiting for another's sync looks whether it settled. */
+const SYNC_POLL_MS = 5;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -58,40 +68,63 @@ export function pump(
 ): void {
   const running = pool.loop;
   if (running && now - running.startedAt < HANDOVER_MS) {
-    const due = pool.replica.nextSyncAt(now);
+    const due = nextDue(pool, now);
     if (due === null || running.wakeAt === null || due >= running.wakeAt) return;
   }
-  const loop: SyncLoop = { startedAt: now, wakeAt: null };
+  const loop: SyncLoop = { startedAt: now, wakeAt: null, socket: null };
   pool.loop = loop;
   ctx.waitUntil(run(pool, env, loop));
 }
 
+/** When the replica wants a sync, or (pushing) to send a batch up its socket; null: neither. */
+function nextDue(pool: EdgePool, now: number): number | null {
+  const { replica } = pool;
+  const sync = replica.nextSyncAt(now);
+  const upload = replica.nextUploadAt(now);
+  if (sync === null) return upload;
+  return upload === null ? sync : Math.min(sync, upload);
+}
+
 async function run(pool: EdgePool, env: Env, loop: SyncLoop): Promise<void> {
+  const { replica } = pool;
   while (pool.loop === loop) {
     const now = Date.now();
     if (now - loop.startedAt > LOOP_MAX_MS) break;
-    const deadline = pool.ref.pool.routeTimeoutMs;
-    const inFlight = pool.inFlight;
-    if (inFlight) {
-      // Another loop's sync: wait for it, unless its request died with it.
-      const silent = now - inFlight.startedAt;
-      if (silent <= deadline + ABANDON_GRACE_MS) {
-        await sleep(Math.min(pool.ref.pool.edge.flushMs, deadline + ABANDON_GRACE_MS - silent));
-        continue;
-      }
-      pool.inFlight = null;
-      pool.replica.onFailure(now);
-    }
-    const due = pool.replica.nextSyncAt(now);
-    if (due === null) break;
-    if (due > now) {
-      loop.wakeAt = due;
-      await sleep(due - now);
-      loop.wakeAt = null;
+    if (pool.inFlight) {
+      // Another loop's or request's sync: watched on this loop's own timers.
+      await waitForSync(pool, Number.POSITIVE_INFINITY);
       continue;
     }
-    await syncOnce(pool, env);
+    // Push: this request holds the pool's socket while the replica is warm (push-socket.ts).
+    if (loop.socket && pool.socket !== loop.socket) loop.socket = null;
+    if (wantsSocket(pool, loop.socket, now)) {
+      loop.socket = await openSocket(pool, env);
+      continue;
+    }
+    const sync = replica.nextSyncAt(now);
+    if (sync !== null && sync <= now) {
+      await syncOnce(pool, env);
+      continue;
+    }
+    const upload = replica.nextUploadAt(now);
+    if (loop.socket && upload !== null && upload <= now) {
+      pushUpload(pool, loop.socket, now);
+      continue;
+    }
+    const due = nextDue(pool, now);
+    // Held open while warm: frames keep coming to this request's socket.
+    const holding = loop.socket !== null && now < replica.warmUntil;
+    if (due === null && !holding) break;
+    const flushMs = pool.ref.pool.edge.flushMs;
+    const wake = Math.min(
+      due ?? Number.POSITIVE_INFINITY,
+      holding ? now + flushMs : Number.POSITIVE_INFINITY,
+    );
+    loop.wakeAt = wake;
+    await sleep(wake - now);
+    loop.wakeAt = null;
   }
+  if (loop.socket) closeSocket(pool, loop.socket);
   if (pool.loop === loop) pool.loop = null;
 }
 
@@ -114,28 +147,52 @@ export async function announced(pool: EdgePool, env: Env, ticket: string): Promi
 
 /**
  * One sync of `pool`'s replica with its coordinator, now; while one is in flight already, that
- * one (whoever sent it) is waited for instead.
+ * one (whoever sent it) is waited for instead, on this request's own timers (`waitForSync`).
  */
-export function syncOnce(pool: EdgePool, env: Env): Promise<void> {
-  const request = pool.replica.startSync(Date.now());
-  if (!request) return pool.inFlight?.done ?? Promise.resolve();
-  const token = {};
-  const done = exchange(pool, env, request, token);
-  pool.inFlight = { token, startedAt: Date.now(), done };
-  return done;
+export async function syncOnce(pool: EdgePool, env: Env): Promise<void> {
+  await syncWithin(pool, env, Number.POSITIVE_INFINITY);
 }
 
 /**
- * `syncOnce`, waited for until `deadline` (ms) at most: the sync in flight may be another
- * request's, which never settles if that request died; this request's own timer always fires.
+ * `syncOnce`, waited for until `deadline` (ms) at most. Its own sync's promise is awaited;
+ * another request's never is (see the module comment).
  */
 export async function syncWithin(pool: EdgePool, env: Env, deadline: number): Promise<void> {
+  if (pool.inFlight) {
+    await waitForSync(pool, deadline);
+    if (pool.inFlight || Date.now() >= deadline) return;
+  }
+  const request = pool.replica.startSync(Date.now());
+  if (!request) return;
+  const token = {};
+  pool.inFlight = { token, startedAt: Date.now() };
+  const done = exchange(pool, env, request, token);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const due = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+    timer = setTimeout(resolve, Math.max(0, Math.min(deadline - Date.now(), 2 ** 31 - 1)));
   });
-  await Promise.race([syncOnce(pool, env), due]);
+  await Promise.race([done, due]);
   clearTimeout(timer);
+}
+
+/**
+ * Until the sync in flight settles (whoever sent it) or `deadline`, looking every SYNC_POLL_MS
+ * on this request's timers; a sync silent past its deadline plus ABANDON_GRACE_MS died with
+ * the request that sent it: it is declared failed here (its late answer, if any, is ignored,
+ * and its batch goes again under the same id, which the coordinator applies once).
+ */
+async function waitForSync(pool: EdgePool, deadline: number): Promise<void> {
+  const watched = pool.inFlight;
+  while (watched && pool.inFlight === watched) {
+    const now = Date.now();
+    if (now - watched.startedAt > pool.ref.pool.routeTimeoutMs + ABANDON_GRACE_MS) {
+      pool.inFlight = null;
+      pool.replica.onFailure(now);
+      return;
+    }
+    if (now >= deadline) return;
+    await sleep(Math.min(SYNC_POLL_MS, deadline - now));
+  }
 }
 
 async function exchange(
