@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { chainHash } from "../chunk-hash.ts";
 import { policyOf } from "../policies/index.ts";
+import { CoreRouter } from "../router/core-router.ts";
 import { parsePool } from "../settings/parse-settings.ts";
 import type { PoolSettingsInput } from "../settings/settings-schema.ts";
 import { indexReader } from "../test-support/held-by.ts";
@@ -82,6 +83,25 @@ describe("edge coordination", () => {
     const record = a.startSync(40)?.batch?.records[0];
     expect(record).toMatchObject({ t: "route", parent: turn(1, 0).chunkHashes.at(-1) });
     expect(record?.t === "route" && record.run).toEqual(turn(1, 1).chunkHashes.slice(-4));
+  });
+
+  it("counts each of an isolate's own claims once in its heat: one isolate routes as the one router", () => {
+    // The defect: a replica's claim warmed its index when made and again when it came back in
+    // the coordinator's log, so a shared prefix read hot after half the requests; `cost` then
+    // priced replication at nothing and charged the holder's decode, and sent the fourth turn
+    // elsewhere (capacity 0.88x object mode's on the capacity smoke run's seed 2).
+    const { pool: p, isolates, sync } = cluster(1);
+    const a = isolates[0] as EdgeReplica;
+    const object = new CoreRouter(p, { model: "m" });
+    // Long prompts on one shared prefix, still running: the holder's decode load is large.
+    for (let c = 1; c <= 5; c++) {
+      const now = c * 5000;
+      sync(a, now - 1);
+      const edge = a.route(turn(c, 20), now);
+      const one = object.route(turn(c, 20), now);
+      expect([c, edge.reason, edge.matchedTokens]).toEqual([c, one.reason, one.matchedTokens]);
+      sync(a, now + 1);
+    }
   });
 
   it("a cold replica bootstraps from a bounded summary and then follows deltas", () => {

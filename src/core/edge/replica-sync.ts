@@ -17,6 +17,10 @@
  *   drops and resets in order (its own again: delta-log.ts; a claim whose parent this index
  *   lacks is counted and skipped), then the pool's bytes per token and each origin's learned
  *   capacity and speed. The load vector, rate and hot prefixes are the routing side's.
+ *   The copy of its own claim warms no prefix (`#ownClaims`): the claim warmed it when made, so
+ *   each request counts once in the index's heat, as in object mode. Counted twice, a prefix
+ *   read hot at half the requests, `cost` replicated it freely and charged its holders' decode,
+ *   and one isolate with no lag had 0.88x object mode's capacity (capacity smoke run, seed 2).
  * - Announced first (announce.ts): a long prefill's record is synced soon (`flushMs` / 2
  *   after the last sync), and the request starts (`startAt`) `flushMs` after the answer, so
  *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
@@ -80,6 +84,11 @@ export interface ReplicaCounters {
 /** Longest wait between retries while the coordinator does not answer. */
 const RETRY_MAX_MS = 2000;
 
+/** A claim as origin and prompt tip: how a route's record and the log's copy of it agree. */
+function claimKey(origin: string, parent: number | null, run: readonly number[]): string {
+  return `${origin} ${run.at(-1) ?? parent}`;
+}
+
 export class ReplicaSync {
   readonly #isolate: string;
   readonly #pool: () => PoolSettings;
@@ -95,6 +104,12 @@ export class ReplicaSync {
    * the batch in flight), or the time its answer came.
    */
   readonly #announcing = new Map<string, "queued" | "sent" | number>();
+  /**
+   * This replica's routes sent whose claim has not come back in the log, by `claimKey`, oldest
+   * first; at most twice `bufferMaxRecords` (a route the coordinator could not place never
+   * comes back).
+   */
+  readonly #ownClaims = new Map<string, number>();
   /** Round trips of answered syncs, exponentially weighted (1/8 per answer, as TCP's SRTT). */
   #rttMs = 0;
   #failedInRow = 0;
@@ -185,6 +200,7 @@ export class ReplicaSync {
   /** Queue a record with the load it changed; `announced` holds its request until announced. */
   push(record: UpRecord, effects: SignedEffect[], now: number, announced = false): void {
     if (announced && record.t === "route") this.#announcing.set(record.ticket, "queued");
+    if (record.t === "route") this.#sentClaim(claimKey(record.origin, record.parent, record.run));
     this.#buffer.push(record, effects, now);
   }
 
@@ -324,6 +340,7 @@ export class ReplicaSync {
     if (answer.duplicate) c.duplicates++;
     if (answer.bootstrap) {
       router.restore(answer.bootstrap);
+      this.#ownClaims.clear();
       c.bootstraps++;
     }
     this.#applyRecords(answer.records, now, router);
@@ -387,11 +404,11 @@ export class ReplicaSync {
     const seams = router.seams;
     for (const r of records) {
       if (r.t === "claim") {
-        if (seams.adopt(r.origin, r.parent, r.run, now)) c.claimsApplied++;
+        const own = this.#claimBack(claimKey(r.origin, r.parent, r.run));
+        if (seams.adopt(r.origin, r.parent, r.run, own, now)) c.claimsApplied++;
         else c.claimsUnplaced++;
       } else if (r.t === "drop") {
-        if (r.parent !== null) seams.adopt(r.origin, r.parent, [], now);
-        seams.drop(r.origin, r.from);
+        seams.drop(r.origin, r.parent, r.from, now);
         c.drops++;
       } else {
         router.ingest(r.origin, [{ type: "cache-reset" }], now);
@@ -431,6 +448,23 @@ export class ReplicaSync {
     this.counters.failures++;
     // Degraded: nothing is announced; what waited starts now.
     for (const ticket of this.#announcing.keys()) this.#announcing.set(ticket, -Infinity);
+  }
+
+  /** This replica claimed `key` (its router warmed the prefix): the copy will not. */
+  #sentClaim(key: string): void {
+    this.#ownClaims.set(key, (this.#ownClaims.get(key) ?? 0) + 1);
+    if (this.#ownClaims.size > 2 * this.#pool().edge.bufferMaxRecords) {
+      this.#ownClaims.delete(this.#ownClaims.keys().next().value as string);
+    }
+  }
+
+  /** Whether the log's claim `key` is the copy of one of this replica's own (taken once). */
+  #claimBack(key: string): boolean {
+    const n = this.#ownClaims.get(key);
+    if (n === undefined) return false;
+    if (n > 1) this.#ownClaims.set(key, n - 1);
+    else this.#ownClaims.delete(key);
+    return true;
   }
 
   /** A decision waits for a sync to announce it. */

@@ -124,7 +124,8 @@ export function appendRun(
 /**
  * Gives `origin` full ownership of every node from `tip` up to the root, stamps them with `now`
  * and moves them to its LRU tail deepest first, so each ancestor ends more recent than its
- * descendants (the chunk-level order, node by node); each node on the path warms by one request.
+ * descendants (the chunk-level order, node by node); each node on the path warms by one request
+ * when `warms` (an insert that records a request).
  */
 export function touchPath(
   s: RadixStore,
@@ -132,9 +133,10 @@ export function touchPath(
   origin: number,
   now: number,
   halfLifeMs: number,
+  warms: boolean,
 ): void {
   for (let node = tip; node !== ROOT; node = s.nodeParent[node]!) {
-    warm(s, node, now, halfLifeMs);
+    if (warms) warm(s, node, now, halfLifeMs);
     const len = s.nodeLen[node]!;
     let e = s.findEntry(node, origin);
     if (e === NONE) {

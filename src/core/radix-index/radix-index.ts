@@ -208,9 +208,10 @@ export class RadixIndex {
   /**
    * `origin` now holds all of `hashes` (every prefix of it), touched at logical time `now`;
    * then evicts to its capacity and to the global budget. Returns the evictions per origin.
-   * Stops early, without error, at a hash already held elsewhere (collision guard).
+   * Stops early, without error, at a hash already held elsewhere (collision guard). `warm`
+   * false: no request went through the path (an ownership fact only): its heat stays.
    */
-  insert(hashes: ArrayLike<number>, origin: number, now: number): readonly Eviction[] {
+  insert(hashes: ArrayLike<number>, origin: number, now: number, warm = true): readonly Eviction[] {
     this.#checkOrigin(origin);
     if (typeof now !== "number" || Number.isNaN(now)) {
       throw new RangeError(`now must be a number (logical clock), got ${now}`);
@@ -232,7 +233,7 @@ export class RadixIndex {
     }
     if (best + 1 < hashes.length) tip = appendRun(s, tip, hashes, best + 1);
     if (tip === ROOT) return this.#log.drain();
-    touchPath(s, tip, origin, now, this.#halfLife);
+    touchPath(s, tip, origin, now, this.#halfLife, warm);
     evictToCapacity(s, origin, this.#log);
     evictToBudget(s, this.#maxChunks, this.#log);
     return this.#log.drain();

@@ -79,12 +79,20 @@ export class ClaimIndex {
    * Another router claimed a prompt for the origin in `slot` (an edge replica applying its
    * coordinator's delta): the prompt is the path to the chunk named `parent` (none: from the
    * root) followed by `run`. False when no origin here holds `parent`: the path is unknown.
+   * `warm`: a request went through it that this index has not counted (not a drop's restored
+   * path, nor the copy of a claim this router made itself: radix-index/heat.ts).
    */
-  claimRun(slot: Slot, parent: number | null, run: readonly number[], now: number): boolean {
+  claimRun(
+    slot: Slot,
+    parent: number | null,
+    run: readonly number[],
+    warm: boolean,
+    now: number,
+  ): boolean {
     const path = parent === null ? [] : this.#index.pathOf(parent);
     if (path === null) return false;
     for (const hash of run) path.push(hash);
-    if (path.length > 0) this.#index.insert(path, slot, now);
+    if (path.length > 0) this.#index.insert(path, slot, now, warm);
     return true;
   }
 

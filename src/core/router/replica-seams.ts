@@ -75,18 +75,30 @@ export class ReplicaSeams {
 
   /**
    * Another router claimed a prompt for `originId`: the path to the chunk `parent` names, then
-   * `run`. No lease: the coordinator's load vector counts it. False when the origin is unknown
-   * or no origin here holds `parent`.
+   * `run`. No lease: the coordinator's load vector counts it. Its prefix warms by one request
+   * unless the claim is this router's own, back from the coordinator (`own`: it warmed when
+   * made). False when the origin is unknown or no origin here holds `parent`.
    */
-  adopt(originId: string, parent: number | null, run: readonly number[], now: number): boolean {
+  adopt(
+    originId: string,
+    parent: number | null,
+    run: readonly number[],
+    own: boolean,
+    now: number,
+  ): boolean {
     const slot = this.#parts.slots.slotOf(originId);
-    return slot !== undefined && this.#parts.claims.claimRun(slot, parent, run, now);
+    return slot !== undefined && this.#parts.claims.claimRun(slot, parent, run, !own, now);
   }
 
-  /** `originId` no longer holds the chunk named `hash` nor below it (another router's failure). */
-  drop(originId: string, hash: number): void {
+  /**
+   * `originId` holds the path to the chunk `parent` names (null: nothing of it) but neither the
+   * chunk named `hash` nor below it (another router's failure). No request went through: no heat.
+   */
+  drop(originId: string, parent: number | null, hash: number, now: number): void {
     const slot = this.#parts.slots.slotOf(originId);
-    if (slot !== undefined) this.#parts.claims.dropFrom(slot, hash);
+    if (slot === undefined) return;
+    if (parent !== null) this.#parts.claims.claimRun(slot, parent, [], false, now);
+    this.#parts.claims.dropFrom(slot, hash);
   }
 
   /** `originId`'s capacity as another router learned it (a replica takes its coordinator's). */

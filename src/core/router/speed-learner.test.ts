@@ -229,6 +229,25 @@ describe("SpeedLearner", () => {
       expect(within(l.speed(B), 18_000, 0.05)).toBe(true);
     });
 
+    it("a counters-only origin (a P/D prefill origin: no TTFT) reads its speed steadily whatever the last prompts were (bench:pd: it swung 0.3x-1.75x and P/D's p90 TTFT went 1.20x -> 1.36x aggregated)", () => {
+      const l = learner(10_000);
+      l.configure(B, 10_000);
+      const ttft = origin(24_000, 20, 0.05, 25);
+      // Each prompt reads its own speed in raw tokens (a long one's attention reads slow) for
+      // a few one-second reports; across prompts the counters read 24k / 1.3, like A's.
+      const mix = [0.5, 1.25, 0.75, 1.5, 1];
+      let worst = 0;
+      for (let k = 0; k < 400; k++) {
+        const at = k * 1000;
+        l.observe(A, ttft(), at);
+        l.measure(A, 24_000 / 1.3, 4096, at);
+        const prompt = mix[Math.floor(k / 4) % mix.length] as number;
+        l.measure(B, (24_000 / 1.3) * prompt, 4096, at + 1);
+        if (k >= 300) worst = Math.max(worst, Math.abs(l.speed(B) / 24_000 - 1));
+      }
+      expect(worst).toBeLessThan(0.1);
+    });
+
     it("a starved origin's aged TTFT evidence gives way to its bias-corrected counters", () => {
       const l = pool(24_000, 3);
       // B fitted at 12k long ago; its counters now read 6k beside A's bias of 3.

@@ -60,8 +60,20 @@
  * ENGINE_FULL_TOKENS: one wild reading moves nothing, and one short measurement (mostly the
  * engine's fixed time and rounding: on real llama-servers one of 86 tokens read 213 tok/s
  * against its peers' 900, set the origin's speed alone, and `cost` sent it 2 of 200 requests)
- * sets nothing. Counters count as evidence for aging at ENGINE_WEIGHT samples a full one, in the
- * part of the speed they set; a reading for an origin whose fit stands alone refits nothing.
+ * sets nothing. ENGINE_WINDOW is long enough that age, not count, bounds it (at the reporter's
+ * 1 s interval, four minutes of prefill: two half-lives). Each reading is the last second's
+ * prompts' own speed in raw tokens (a long prompt's attention reads slow), so with the last 8
+ * a P/D pool's prefill origins, which see no TTFT (a prefill leg's first token is not the
+ * client's) and read their counters alone, swung from 0.3x to 1.75x their speed with the last
+ * prompt or two, and conditional P/D's p90 TTFT went from 1.20x to 1.36x aggregated's, its
+ * p99 ITL from 0.22x to 0.51x (bench:pd, bench/sim/README.md). Considered and dropped there: a
+ * bias per role (prefill-only engines batch no decode, so their counters might read unbiased).
+ * Measured, the prefill origins' counters read what the decode origins' did (median 19.1k
+ * against 18.5k tok/s, the decode origins' fit 24.1k: the bias there is attention's, raw tokens
+ * against work, not decode's), and a prefill origin never has the fit a bias of its own needs,
+ * so it would take its counters at their word, 0.77x its speed.
+ * Counters count as evidence for aging at ENGINE_WEIGHT samples a full one, in the part of the
+ * speed they set; a reading for an origin whose fit stands alone refits nothing.
  * Weighing each reading by how well it predicts TTFT was the alternative: it needs TTFT samples,
  * which is when the fit already answers.
  *
@@ -80,8 +92,8 @@ const MIN_AGE_WEIGHT = 1 / 16;
 const ENGINE_WEIGHT = 32;
 /** Prompt tokens a measurement needs to count fully, and the window's to set a speed alone. */
 const ENGINE_FULL_TOKENS = 1024;
-/** Engine measurements kept per origin. */
-const ENGINE_WINDOW = 8;
+/** Engine measurements kept per origin (age bounds them first: see the header). */
+const ENGINE_WINDOW = 256;
 const IRLS_STEPS = 4;
 /** Tukey's biweight cut-off and Huber's cap, in scales: 95% efficiency under Gaussian noise. */
 const BIWEIGHT_CAP = 4.685;
