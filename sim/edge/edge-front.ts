@@ -15,7 +15,7 @@
  *   trip; the coordinator's `catchUp` comes back on it), a new one every HANDOVER_MS while
  *   requests keep coming (a newer request's loop takes over) and none after its loop's
  *   LOOP_MAX_MS or past `warmMs`; batches go up it when `nextUploadAt` says (`upload`, half a
- *   round trip); every TICK_MS while batches or syncs came in the last IDLE_MS (at once at
+ *   round trip); every FRAME_TICK_MS while batches or syncs came in the last IDLE_MS (at once at
  *   `flushRecords` records), the coordinator builds one `frame` and each open socket gets it
  *   half a round trip later (`onFrame`). A gap, a closed socket or a cold view goes to `sync`.
  *   `poll` (`edge.push` false): every warm replica syncs every `flushMs`.
@@ -34,6 +34,7 @@ import { EdgeCoordinator } from "../../src/core/edge/edge-coordinator.ts";
 import { EdgeReplica } from "../../src/core/edge/edge-replica.ts";
 import { EdgeRoot } from "../../src/core/edge/edge-root.ts";
 import { ISOLATE_ID_CHARS } from "../../src/core/edge/isolate-id.ts";
+import { FRAME_TICK_MS } from "../../src/core/edge/push-frame.ts";
 import type { PushFrame, SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
 import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
@@ -130,7 +131,6 @@ export function billedRequests(c: EdgeCounters): number {
 }
 
 /** The Worker's (src/worker/objects/coordinator-object.ts, coordination/edge/sync-loop.ts). */
-export const TICK_MS = 20;
 const IDLE_MS = 2000;
 const HANDOVER_MS = 10_000;
 const LOOP_MAX_MS = 25_000;
@@ -217,7 +217,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     };
 
     const tick = (g: number, t: number) => {
-      const at = t + TICK_MS;
+      const at = t + FRAME_TICK_MS;
       tickAt[g] = at;
       env.schedule(at, (now) => {
         if (tickAt[g] === at) frame(g, now);

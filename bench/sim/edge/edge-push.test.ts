@@ -3,8 +3,8 @@
  * `sync` fallback on the replay's clock, and the bill they run up beside polling.
  */
 import { describe, expect, it } from "vitest";
-import { TICK_MS } from "../../../sim/edge/edge-front.ts";
 import { withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
+import { FRAME_TICK_MS } from "../../../src/core/edge/push-frame.ts";
 import { parseCli } from "../args.ts";
 import { type EdgeSpec, runPair } from "./edge-pair.ts";
 
@@ -47,7 +47,7 @@ describe("edge push in the simulator", () => {
       const e = runPair(spec(isolates, true), 3, w).edge.edge;
       expect(e.bill.framesBuilt).toBe(e.protocol["coordinator.frames"]);
       // At most one frame per tick over the replay (and its tail), never one per isolate.
-      expect(e.bill.framesBuilt).toBeLessThanOrEqual((span + 120_000) / TICK_MS);
+      expect(e.bill.framesBuilt).toBeLessThanOrEqual((span + 120_000) / FRAME_TICK_MS);
       expect(e.bill.framesDelivered).toBeGreaterThan(
         e.bill.framesBuilt * Math.min(2, isolates - 1),
       );

@@ -25,7 +25,7 @@ function cluster() {
     const request = r.startSync(now);
     if (request) r.onAnswer(structuredClone(coordinator.sync(structuredClone(request), now)), now);
   };
-  return { a, b, sync };
+  return { a, b, sync, coordinator };
 }
 
 /** A prompt of `chunks` 64-token chunks of its own (prefill 10,000 tokens/s by default). */
@@ -58,6 +58,26 @@ describe("announcing a long prefill before it starts", () => {
     const short = b.route(prompt(2, 12), 105);
     expect(short.origin).not.toBe(long.origin);
     expect(a.startAt(ticket, 150)).toBe(150);
+  });
+
+  it("pushing, it starts with the frame that acknowledges it, which brought it to every other socket", () => {
+    const { a, b, sync, coordinator } = cluster();
+    sync(a, 0);
+    sync(b, 0);
+    a.setPushing(true);
+    b.setPushing(true);
+    const long = a.route(prompt(1, 512), 10);
+    const ticket = long.ticket as string;
+    expect(a.startAt(ticket, 10)).toBeNull();
+    // Its batch goes up the socket at once.
+    const batch = a.startUpload(10) ?? expect.fail("no batch went up");
+    coordinator.upload(a.isolate, structuredClone(batch), 12);
+    const frame = coordinator.frame(30) ?? expect.fail("no frame");
+    b.onFrame(structuredClone(frame), 35);
+    a.onFrame(structuredClone(frame), 35);
+    // No flush interval after the frame: b has it already, and routes around it.
+    expect(a.startAt(ticket, 35)).toBe(35);
+    expect(b.route(prompt(2, 12), 36).origin).not.toBe(long.origin);
   });
 
   it("a short prefill starts at once and does not hurry the next sync", () => {

@@ -24,6 +24,12 @@
  * - Announced first (announce.ts): a long prefill's record is synced soon (`flushMs` / 2
  *   after the last sync), and the request starts (`startAt`) `flushMs` after the answer, so
  *   the other isolates see it before it occupies its origin; in degraded mode nothing waits.
+ *   Pushing, its batch goes up at once and the request starts when a frame acknowledges it:
+ *   that frame carries its record to every other socket at the same moment, so no `flushMs`
+ *   after it (conversation-8, I = 32, 10 seeds: mean TTFT 1.24x to 1.13x the synchronous
+ *   router's, hit 0.98x to 1.00x, p99 unchanged). Which prefills are announced stays as with
+ *   syncs (ten times `flushMs` and a round trip): ten times the push lag announced more and
+ *   moved p99 from 1.09x to 1.13x.
  * - Degraded (the last sync failed): records wait (bounded) and go when the coordinator answers
  *   again; retries back off from `flushMs`, doubling, to at most 2 s.
  * - Push (`setPushing`, while the Worker holds a socket to the coordinator): batches go up the
@@ -211,13 +217,14 @@ export class ReplicaSync {
 
   /**
    * When request `ticket` may start (its origin fetch): now, or, for a long prefill announced
-   * first, `flushMs` after the answer to the sync that carried its record (null until then).
+   * first, `flushMs` after the answer to the sync that carried its record, or as soon as a frame
+   * carried it (null until then).
    */
   startAt(ticket: string, now: number): number | null {
     const state = this.#announcing.get(ticket);
     if (state === undefined) return now;
     if (typeof state !== "number") return null;
-    return Math.max(now, state + this.#pool().edge.flushMs);
+    return Math.max(now, state);
   }
 
   /** The request ended or was given up: it no longer waits for an announcement. */
@@ -307,11 +314,15 @@ export class ReplicaSync {
     return batch;
   }
 
-  /** Batch `id` was applied: its announced requests may start `flushMs` from now. */
-  #acknowledge(id: number, now: number): boolean {
+  /**
+   * Batch `id` was applied: its announced requests may start `waitMs` from now (`flushMs` after a
+   * sync's answer, by when every warm isolate synced again; 0 after a frame, which every socket
+   * got at once).
+   */
+  #acknowledge(id: number, now: number, waitMs: number): boolean {
     if (!this.#buffer.acknowledge(id)) return false;
     for (const [ticket, state] of this.#announcing) {
-      if (state === "sent") this.#announcing.set(ticket, now);
+      if (state === "sent") this.#announcing.set(ticket, now + waitMs);
     }
     return true;
   }
@@ -334,7 +345,8 @@ export class ReplicaSync {
       since !== null && lifeOf(since.epoch) !== lifeOf(answer.epoch)
         ? this.#buffer.routeTickets()
         : null;
-    if (this.#syncBatch !== null) this.#acknowledge(this.#syncBatch, now);
+    if (this.#syncBatch !== null)
+      this.#acknowledge(this.#syncBatch, now, this.#pool().edge.flushMs);
     const c = this.counters;
     c.answers++;
     if (answer.duplicate) c.duplicates++;
@@ -372,7 +384,7 @@ export class ReplicaSync {
     c.frames++;
     let acked = false;
     for (const [isolate, batch] of frame.acks) {
-      if (isolate === this.#isolate) acked = this.#acknowledge(batch, now) || acked;
+      if (isolate === this.#isolate) acked = this.#acknowledge(batch, now, 0) || acked;
     }
     const since = this.#since;
     const follows =

@@ -7,7 +7,7 @@
  * - Push (hibernation API): an isolate's upgrade request (`fetch`) is accepted with
  *   `ctx.acceptWebSocket`, tagged with its isolate id, and sent its catch-up frame
  *   (`EdgeCoordinator.catchUp`); batches come up it (`webSocketMessage`), applied as a sync's.
- *   Every TICK_MS while batches or syncs come (at once when `flushRecords` records were applied
+ *   Every FRAME_TICK_MS while batches or syncs come (at once when `flushRecords` records were applied
  *   since the last frame), one frame is built and its one text sent to every socket
  *   (`ctx.getWebSockets()`); nothing is built per isolate. The tick is a timer, not the alarm:
  *   an alarm invocation is a billed request (50 a second at this tick) and the one alarm slot
@@ -39,7 +39,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
-import { encodeFrame } from "../../core/edge/push-frame.ts";
+import { encodeFrame, FRAME_TICK_MS } from "../../core/edge/push-frame.ts";
 import type { SyncAnswer } from "../../core/edge/sync-protocol.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
@@ -61,8 +61,6 @@ import { withDeadline } from "./with-deadline.ts";
 
 /** A root that does not answer within this is asked again at the next interval. */
 const ROOT_TIMEOUT_MS = 2000;
-/** One frame to every socket this often while batches come. */
-export const TICK_MS = 20;
 /** The tick stops this long after the last batch or sync (the object may then hibernate). */
 const IDLE_MS = 2000;
 /** The close code that sends an isolate to `sync` for newer settings. */
@@ -190,7 +188,7 @@ export class CoordinatorObject extends DurableObject<Env> {
   /** Batches or syncs came: tick while sockets are open, until IDLE_MS after the last. */
   #active(now: number): void {
     this.#activeAt = now;
-    if (this.#tick === null) this.#tick = setTimeout(() => this.#frame(), TICK_MS);
+    if (this.#tick === null) this.#tick = setTimeout(() => this.#frame(), FRAME_TICK_MS);
   }
 
   /** One frame, its text to every socket; the next tick while batches keep coming. */
@@ -213,7 +211,7 @@ export class CoordinatorObject extends DurableObject<Env> {
         }
       }
     }
-    if (now - this.#activeAt < IDLE_MS) this.#tick = setTimeout(() => this.#frame(), TICK_MS);
+    if (now - this.#activeAt < IDLE_MS) this.#tick = setTimeout(() => this.#frame(), FRAME_TICK_MS);
   }
 
   /** Take the pool's settings (and this object's group), unless it holds newer ones. */
