@@ -13,7 +13,7 @@ import type { RouteDecision } from "../../../core/router/router-types.ts";
 import { ApiError } from "../../errors/api-error.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
 import type { RequestReport } from "../../request-record/request-report.ts";
-import { currentSettings } from "../../settings/settings-cache.ts";
+import { ref } from "../../test/edge-isolates.ts";
 import {
   admin,
   chat,
@@ -62,13 +62,6 @@ beforeAll(async () => {
     },
   });
 });
-
-async function ref(model: string): Promise<PoolRef> {
-  const settings = await currentSettings(env);
-  const p = settings.pool(model);
-  if (!p) throw new Error(`no pool ${model}`);
-  return { model, pool: p, version: settings.version(model) };
-}
 
 /** One isolate routing `r`'s requests, each on `topic`, its client's signal `signal`. */
 function isolate(name: string, r: PoolRef) {

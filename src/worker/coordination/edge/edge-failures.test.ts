@@ -8,14 +8,19 @@ import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
-import type { RouteDecision } from "../../../core/router/router-types.ts";
-import type { CoordinatorState } from "../../objects/edge-rpc-types.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
-import type { RequestReport } from "../../request-record/request-report.ts";
-import { type Isolate, isolate, ref, settle } from "../../test/edge-isolates.ts";
+import {
+  coordinatorState,
+  edgePool,
+  type Isolate,
+  isolate,
+  okReport,
+  recordsArrive,
+  ref,
+  settle,
+} from "../../test/edge-isolates.ts";
 import { conversation, origin, pool, putSettings, waitFor } from "../../test/helpers.ts";
 import type { Routed } from "../shared/routed.ts";
-import type { EdgePool } from "./replica-registry.ts";
 import { routeAtEdge } from "./route-at-edge.ts";
 import { syncOnce } from "./sync-loop.ts";
 
@@ -46,32 +51,9 @@ function route(iso: Isolate, r: PoolRef, topic: string, e: Env = env): Promise<R
   return routeAtEdge(e, iso.ctx, r, request, { registry: iso.registry });
 }
 
-function ok(decision: RouteDecision): RequestReport {
-  return {
-    origin: decision.origin,
-    outcome: "ok",
-    failures: [],
-    matchedTokens: decision.matchedTokens,
-    promptTokens: 500,
-    cachedTokens: decision.matchedTokens,
-    objectMs: null,
-    fallback: null,
-  };
-}
-
-function edgePool(iso: Isolate, r: PoolRef): EdgePool {
-  return iso.registry.get(r, 0);
-}
-
-async function coordinator(model: string): Promise<CoordinatorState> {
-  const state = await env.COORDINATOR.getByName(`${model}#0`).state();
-  if (!state) throw new Error("coordinator has no settings");
-  return state;
-}
-
 /** Each origin's requests in flight at the coordinator, busy origins only. */
 async function inFlight(model: string): Promise<[string, number][]> {
-  const { router } = await coordinator(model);
+  const { router } = await coordinatorState(model);
   return router.origins.filter((o) => o.outstanding > 0).map((o) => [o.id, o.outstanding]);
 }
 
@@ -98,10 +80,10 @@ describe("edge coordination when the coordinator fails", () => {
     }
     const before = await inFlight(RESTART);
     expect(before.reduce((s, [, n]) => s + n, 0)).toBe(6);
-    const { epoch } = await coordinator(RESTART);
+    const { epoch } = await coordinatorState(RESTART);
     // A deploy or an eviction: the object starts again, its index from storage, no leases.
     await evictDurableObject(env.COORDINATOR.getByName(`${RESTART}#0`));
-    const restarted = await coordinator(RESTART);
+    const restarted = await coordinatorState(RESTART);
     expect(restarted.epoch).not.toBe(epoch);
     expect(await inFlight(RESTART)).toEqual([]);
     // Each isolate's next answer shows the new life; the sync that sends its requests again
@@ -116,7 +98,7 @@ describe("edge coordination when the coordinator fails", () => {
     expect(await inFlight(RESTART)).toEqual(before);
     // Their ends reach leases the new life holds: none is left counted.
     for (const { decision, ledger } of sent) {
-      await ledger.complete(decision.ticket as string, ok(decision));
+      await ledger.complete(decision.ticket as string, okReport(decision));
     }
     await waitFor(
       async () => {
@@ -144,22 +126,12 @@ describe("edge coordination when the coordinator fails", () => {
     expect(held.replica.syncFirst(Date.now())).toBe(false);
     const second = await route(iso, r, "hang-2", hung);
     expect(second.decision.origin).not.toBeNull();
-    await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
-    await second.ledger.complete(second.decision.ticket as string, ok(second.decision));
-    expect((await coordinator(HANG)).counters.recordsApplied).toBe(0);
+    await first.ledger.complete(first.decision.ticket as string, okReport(first.decision));
+    await second.ledger.complete(second.decision.ticket as string, okReport(second.decision));
+    expect((await coordinatorState(HANG)).counters.recordsApplied).toBe(0);
     // It answers again: the records the isolate kept arrive, each applied once.
     hang.on = false;
-    await waitFor(
-      async () => {
-        await syncOnce(held, env);
-        const applied = (await coordinator(HANG)).counters.recordsApplied;
-        return (
-          held.replica.waiting.records === 0 && applied === held.replica.counters.recordsBatched
-        );
-      },
-      5000,
-      "the records to arrive",
-    );
+    await recordsArrive(held, HANG);
     expect(held.replica.degraded).toBe(false);
     expect(held.replica.counters.bootstraps).toBe(1);
     expect(await inFlight(HANG)).toEqual([]);

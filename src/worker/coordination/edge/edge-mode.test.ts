@@ -1,11 +1,18 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { promptKey } from "../../../core/prompt/prompt-key.ts";
-import type { RouteDecision } from "../../../core/router/router-types.ts";
 import type { CoordinatorState } from "../../objects/edge-rpc-types.ts";
 import type { PoolRef } from "../../objects/pool-stub.ts";
-import type { RequestReport } from "../../request-record/request-report.ts";
-import { type Isolate, isolate, ref, settle } from "../../test/edge-isolates.ts";
+import {
+  coordinatorState,
+  edgePool,
+  type Isolate,
+  isolate,
+  okReport,
+  recordsArrive,
+  ref,
+  settle,
+} from "../../test/edge-isolates.ts";
 import {
   admin,
   chat,
@@ -73,19 +80,6 @@ function route(
   return routeAtEdge(e, iso.ctx, r, request(r.model, topic, turns), { registry: iso.registry });
 }
 
-function ok(decision: RouteDecision): RequestReport {
-  return {
-    origin: decision.origin,
-    outcome: "ok",
-    failures: [],
-    matchedTokens: decision.matchedTokens,
-    promptTokens: 500,
-    cachedTokens: decision.matchedTokens,
-    objectMs: null,
-    fallback: null,
-  };
-}
-
 /** An env whose coordinators do not answer while `outage.on`. */
 function withOutage(): { env: Env; outage: { on: boolean } } {
   const outage = { on: true };
@@ -101,25 +95,15 @@ function withOutage(): { env: Env; outage: { on: boolean } } {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function edgePool(iso: Isolate, r: PoolRef): EdgePool {
-  return iso.registry.get(r, 0);
-}
-
-async function coordinator(model: string): Promise<CoordinatorState> {
-  const state = await env.COORDINATOR.getByName(`${model}#0`).state();
-  if (!state) throw new Error("coordinator has no settings");
-  return state;
-}
-
 /**
  * Wait until `from`'s records waiting now reached the coordinator and a frame built after that
  * reached `to` (two frames after: its socket delivers in order).
  */
 async function hears(model: string, from: EdgePool, to: EdgePool): Promise<void> {
-  const applied = (await coordinator(model)).counters.recordsApplied;
+  const applied = (await coordinatorState(model)).counters.recordsApplied;
   const waiting = from.replica.waiting.records;
   await waitFor(
-    async () => (await coordinator(model)).counters.recordsApplied >= applied + waiting,
+    async () => (await coordinatorState(model)).counters.recordsApplied >= applied + waiting,
     5000,
     "the records applied",
   );
@@ -137,7 +121,7 @@ describe("edge coordination across isolates", () => {
     const first = await route(a, r, "tides", 1);
     expect(first.coordination).toBe("edge");
     expect(first.objectMs).toBeNull();
-    await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
+    await first.ledger.complete(first.decision.ticket as string, okReport(first.decision));
     await settle(a);
     await syncOnce(edgePool(b, r), env);
     const second = await route(b, r, "tides", 2);
@@ -146,7 +130,7 @@ describe("edge coordination across isolates", () => {
     expect(second.decision.matchedTokens).toBeGreaterThan(0);
     await settle(b);
     // a's request ended; b's is the one in flight.
-    const state = await coordinator(SHARED);
+    const state = await coordinatorState(SHARED);
     const inFlight = state.router.origins.filter((o) => o.outstanding > 0);
     expect(inFlight.map((o) => [o.id, o.outstanding])).toEqual([[first.decision.origin, 1]]);
   });
@@ -174,30 +158,20 @@ describe("edge coordination across isolates", () => {
     await syncOnce(held, env);
     const { env: down } = withOutage();
     const first = await route(iso, r, "outage", 1, down);
-    await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
+    await first.ledger.complete(first.decision.ticket as string, okReport(first.decision));
     await waitFor(() => held.replica.degraded, 2000, "the failed sync");
     // Still routing, on its own view: the next turn finds the origin it chose.
     const second = await route(iso, r, "outage", 2, down);
     expect(second.decision.origin).toBe(first.decision.origin);
     expect(second.decision.reason).toBe("cache-hit");
-    await second.ledger.complete(second.decision.ticket as string, ok(second.decision));
-    expect((await coordinator(DEGRADED)).counters.recordsApplied).toBe(0);
+    await second.ledger.complete(second.decision.ticket as string, okReport(second.decision));
+    expect((await coordinatorState(DEGRADED)).counters.recordsApplied).toBe(0);
     // The coordinator is back: every record the replica kept arrives, each applied once.
-    await waitFor(
-      async () => {
-        await syncOnce(held, env);
-        const applied = (await coordinator(DEGRADED)).counters.recordsApplied;
-        return (
-          held.replica.waiting.records === 0 && applied === held.replica.counters.recordsBatched
-        );
-      },
-      5000,
-      "the records to arrive",
-    );
+    await recordsArrive(held, DEGRADED);
     expect(held.replica.degraded).toBe(false);
     // Both requests' routes and ends: 2 records, or 3 when the first route left before its end.
     expect(held.replica.counters.recordsBatched).toBeGreaterThanOrEqual(2);
-    const inFlight = await coordinator(DEGRADED);
+    const inFlight = await coordinatorState(DEGRADED);
     expect(inFlight.router.origins.reduce((n, o) => n + o.outstanding, 0)).toBe(0);
     await settle(iso);
   });
@@ -207,13 +181,13 @@ describe("edge coordination across isolates", () => {
     const a = isolate("iso-loop-a");
     const b = isolate("iso-loop-b");
     const first = await route(a, r, "loop", 1);
-    await first.ledger.complete(first.decision.ticket as string, ok(first.decision));
+    await first.ledger.complete(first.decision.ticket as string, okReport(first.decision));
     await settle(a);
     // Bootstrapped before it routed; its records reached the coordinator with no hand sync.
     const counters = edgePool(a, r).replica.counters;
     expect(counters.bootstraps).toBe(1);
     expect(counters.recordsBatched).toBeGreaterThan(0);
-    expect((await coordinator(LOOPED)).counters.recordsApplied).toBe(counters.recordsBatched);
+    expect((await coordinatorState(LOOPED)).counters.recordsApplied).toBe(counters.recordsBatched);
     // b has never synced: its very first request finds the conversation a routed.
     const later = await route(b, r, "loop", 2);
     expect(edgePool(b, r).replica.counters.bootstraps).toBe(1);
@@ -226,9 +200,9 @@ describe("edge coordination across isolates", () => {
     const r = await ref(ANNOUNCED);
     const iso = isolate("iso-announce");
     const warm = await route(iso, r, "announce-warm", 0);
-    await warm.ledger.complete(warm.decision.ticket as string, ok(warm.decision));
+    await warm.ledger.complete(warm.decision.ticket as string, okReport(warm.decision));
     await settle(iso);
-    const applied = (await coordinator(ANNOUNCED)).counters.recordsApplied;
+    const applied = (await coordinatorState(ANNOUNCED)).counters.recordsApplied;
     // 50,000 tokens: 5 s of prefill at the default 10,000 tokens/s, far past 10 x the lag.
     const long = { ...request(r.model, "announce-long", 0), promptTokens: 50_000 };
     const routed = await routeAtEdge(env, iso.ctx, r, long, { registry: iso.registry });
@@ -236,7 +210,7 @@ describe("edge coordination across isolates", () => {
     // that did not wait would find its batch still in flight: startAt null), and holds it.
     const ticket = routed.decision.ticket as string;
     expect(edgePool(iso, r).replica.startAt(ticket, Date.now() + 60_000)).not.toBeNull();
-    const state = await coordinator(ANNOUNCED);
+    const state = await coordinatorState(ANNOUNCED);
     expect(state.counters.recordsApplied).toBe(applied + 1);
     expect(state.router.origins.find((o) => o.id === routed.decision.origin)?.outstanding).toBe(1);
     await settle(iso);
@@ -317,7 +291,7 @@ describe("edge coordination across isolates", () => {
     await route(b, r, "push-warm-b", 0);
     const [pa, pb] = [edgePool(a, r), edgePool(b, r)];
     await waitFor(() => pa.socket !== null && pb.socket !== null, 5000, "both sockets");
-    expect((await coordinator(PUSHED)).sockets).toBe(2);
+    expect((await coordinatorState(PUSHED)).sockets).toBe(2);
     const syncs = [pa.replica.counters.syncs, pb.replica.counters.syncs];
     const first = await route(a, r, "push-conv", 0);
     // a's record goes up its socket; the coordinator's next frame reaches b.
@@ -327,7 +301,7 @@ describe("edge coordination across isolates", () => {
     expect(second.decision.reason).toBe("cache-hit");
     // a's batch was acknowledged in a frame: nothing waits, and it is counted once.
     await waitFor(() => pa.replica.waiting.records === 0, 5000, "a's batch acknowledged");
-    const state = await coordinator(PUSHED);
+    const state = await coordinatorState(PUSHED);
     expect(state.counters.frames).toBeGreaterThan(0);
     expect(pa.replica.counters.uploads).toBeGreaterThan(0);
     expect([pa.replica.counters.syncs, pb.replica.counters.syncs]).toEqual(syncs);
@@ -335,7 +309,11 @@ describe("edge coordination across isolates", () => {
     await settle(b);
     // Their loops ended with their requests' warmth: the sockets closed with them.
     expect(pa.socket).toBeNull();
-    await waitFor(async () => (await coordinator(PUSHED)).sockets === 0, 5000, "sockets closed");
+    await waitFor(
+      async () => (await coordinatorState(PUSHED)).sockets === 0,
+      5000,
+      "sockets closed",
+    );
   });
 
   it("push: a closed socket falls back to sync, and the other isolate still hears the records", async () => {
@@ -432,7 +410,7 @@ describe("two coordinators under one root", () => {
         .reduce((n, line) => n + Number(line.split(" ").at(-1)), 0);
     expect([routed(0), routed(1)]).toEqual([4, 1]);
     for (const { decision, ledger } of sent) {
-      await ledger.complete(decision.ticket as string, ok(decision));
+      await ledger.complete(decision.ticket as string, okReport(decision));
     }
     await Promise.all([settle(america), settle(europe)]);
   });
@@ -447,7 +425,7 @@ describe("edge pools through the Worker", () => {
       await res.text();
     }
     await waitFor(
-      async () => ((await coordinator(HTTP)).counters.recordsApplied ?? 0) >= 2,
+      async () => ((await coordinatorState(HTTP)).counters.recordsApplied ?? 0) >= 2,
       5000,
       "the Worker's records to reach the coordinator",
     );
