@@ -25,28 +25,16 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chainHash } from "../chunk-hash.ts";
 import { policyOf } from "../policies/index.ts";
 import type { FailureKind, Outcome } from "../router/router-types.ts";
 import { parsePool } from "../settings/parse-settings.ts";
 import type { PoolSettingsInput } from "../settings/settings-schema.ts";
-import { indexReader } from "../test-support/held-by.ts";
+import { expectConverged, prompt } from "../test-support/edge-conversations.ts";
 import { EdgeCoordinator } from "./edge-coordinator.ts";
 import { EdgeReplica } from "./edge-replica.ts";
 
 const IDS = ["a", "b", "c", "d"];
 const REPLICAS = 3;
-
-/** Turn `t` of conversation `c` under system prompt `c % 3`: 4 shared chunks, 2 per turn. */
-function prompt(c: number, t: number) {
-  const hashes: number[] = [];
-  let h = 11 + (c % 3);
-  for (let i = 0; i < 4 + 2 * (t + 1); i++) {
-    h = chainHash(h, i < 4 ? i : c * 1_000_003 + i);
-    hashes.push(h);
-  }
-  return { chunkHashes: hashes, promptTokens: hashes.length * 64 + 7 };
-}
 
 type Op =
   | { op: "route"; r: number; c: number; t: number }
@@ -210,18 +198,7 @@ describe("edge coordination (properties)", () => {
         expect(coordinator.counters.recordsApplied).toBe(batched);
         expect(coordinator.router.outstanding).toBe(0);
         for (const r of replicas) expect(r.router.outstanding).toBe(0);
-        const truth = indexReader(coordinator.router);
-        for (const r of replicas) {
-          const read = indexReader(r.router);
-          for (let c = 0; c < 8; c++) {
-            for (let t = 0; t < 4; t++) {
-              const hashes = prompt(c, t).chunkHashes;
-              expect(read(hashes), `${r.isolate} conversation ${c} turn ${t}`).toEqual(
-                truth(hashes),
-              );
-            }
-          }
-        }
+        expectConverged(replicas, coordinator.router);
       }),
       { numRuns: 150 },
     );
@@ -265,18 +242,7 @@ describe("edge coordination (properties)", () => {
         expect(world.coordinator().router.outstanding).toBe(0);
         if (world.collided()) return;
         for (const r of world.replicas()) expect(r.router.outstanding).toBe(0);
-        const truth = indexReader(world.coordinator().router);
-        for (const r of world.replicas()) {
-          const read = indexReader(r.router);
-          for (let c = 0; c < 8; c++) {
-            for (let t = 0; t < 4; t++) {
-              const hashes = prompt(c, t).chunkHashes;
-              expect(read(hashes), `${r.isolate} conversation ${c} turn ${t}`).toEqual(
-                truth(hashes),
-              );
-            }
-          }
-        }
+        expectConverged(world.replicas(), world.coordinator().router);
       }),
       { numRuns: 60 },
     );

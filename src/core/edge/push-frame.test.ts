@@ -7,10 +7,10 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chainHash } from "../chunk-hash.ts";
 import { policyOf } from "../policies/index.ts";
 import { parsePool } from "../settings/parse-settings.ts";
 import type { PoolSettingsInput } from "../settings/settings-schema.ts";
+import { expectConverged, prompt } from "../test-support/edge-conversations.ts";
 import { indexReader } from "../test-support/held-by.ts";
 import { EdgeCoordinator } from "./edge-coordinator.ts";
 import { EdgeReplica } from "./edge-replica.ts";
@@ -18,16 +18,6 @@ import { decodeFrame, encodeFrame } from "./push-frame.ts";
 import { downRecordJsonBytes } from "./record-bytes.ts";
 
 const IDS = ["a", "b", "c", "d"];
-
-function prompt(c: number, t: number) {
-  const hashes: number[] = [];
-  let h = 11 + (c % 3);
-  for (let i = 0; i < 4 + 2 * (t + 1); i++) {
-    h = chainHash(h, i < 4 ? i : c * 1_000_003 + i);
-    hashes.push(h);
-  }
-  return { chunkHashes: hashes, promptTokens: hashes.length * 64 + 7 };
-}
 
 function cluster(replicas: number, edge: PoolSettingsInput["edge"] = {}) {
   const pool = parsePool({
@@ -211,7 +201,6 @@ describe("push frames", () => {
           for (const r of isolates) upload(r, now);
           tick(now);
         }
-        const truth = indexReader(coordinator.router);
         const outstanding = (loads: { id: string; load: { outstanding: number } }[]) =>
           loads.map((l) => l.load.outstanding);
         const truthLoad = outstanding(coordinator.router.loads(now));
@@ -219,15 +208,8 @@ describe("push frames", () => {
           expect(r.waiting.records).toBe(0);
           // The coordinator's leases plus this replica's own still running: as the vector says.
           expect(outstanding(r.loads(now)), `replica ${i} load`).toEqual(truthLoad);
-          for (let c = 0; c < 8; c++) {
-            for (let t = 0; t < 4; t++) {
-              const hashes = prompt(c, t).chunkHashes;
-              expect(indexReader(r.router)(hashes), `${r.isolate} ${c}/${t}`).toEqual(
-                truth(hashes),
-              );
-            }
-          }
         }
+        expectConverged(isolates, coordinator.router);
         const applied = coordinator.counters.recordsApplied;
         expect(applied).toBe(isolates.reduce((n, r) => n + r.counters.recordsBatched, 0));
       }),
