@@ -12,16 +12,16 @@
  *   way; the engines' webhooks reach the root when the replay delivers them.
  * - Push (`edge.push`, the setting's default; push-socket.ts and coordinator-object.ts in the
  *   Worker): a warm replica with a view opens a socket to its coordinator (one connect, a round
- *   trip; the coordinator's `catchUp` comes back on it), a new one every HANDOVER_MS while
+ *   trip; the coordinator's `catchUp` comes back on it), a new one every LOOP_HANDOVER_MS while
  *   requests keep coming (a newer request's loop takes over) and none after its loop's
  *   LOOP_MAX_MS or past `warmMs`; batches go up it when `nextUploadAt` says (`upload`, half a
- *   round trip); every FRAME_TICK_MS while batches or syncs came in the last IDLE_MS (at once at
+ *   round trip); every FRAME_TICK_MS while batches or syncs came in the last FRAME_IDLE_MS (at once at
  *   `flushRecords` records), the coordinator builds one `frame` and each open socket gets it
  *   half a round trip later (`onFrame`). A gap, a closed socket or a cold view goes to `sync`.
  *   `poll` (`edge.push` false): every warm replica syncs every `flushMs`.
  * - Outage: every coordinator is unreachable over [from, from + duration): syncs and root
  *   exchanges fail, sockets close (their replicas fall back to `sync`, which fails: degraded)
- *   and reopen after RETRY_MS, replicas route on their own view, records wait.
+ *   and reopen after SOCKET_RETRY_MS, replicas route on their own view, records wait.
  * What it measures (EdgeCounters): calls per coordinator per second, the object requests a
  * bill counts (a sync, a connect and a root exchange one each, a message up a socket 1/20,
  * frames down free) and the isolates' warm seconds, bytes of every
@@ -34,7 +34,13 @@ import { EdgeCoordinator } from "../../src/core/edge/edge-coordinator.ts";
 import { EdgeReplica } from "../../src/core/edge/edge-replica.ts";
 import { EdgeRoot } from "../../src/core/edge/edge-root.ts";
 import { ISOLATE_ID_CHARS } from "../../src/core/edge/isolate-id.ts";
-import { FRAME_TICK_MS } from "../../src/core/edge/push-frame.ts";
+import {
+  FRAME_IDLE_MS,
+  FRAME_TICK_MS,
+  LOOP_HANDOVER_MS,
+  LOOP_MAX_MS,
+  SOCKET_RETRY_MS,
+} from "../../src/core/edge/push-timing.ts";
 import type { PushFrame, SyncAnswer, SyncRequest } from "../../src/core/edge/sync-protocol.ts";
 import type { RouteRequest } from "../../src/core/route-request.ts";
 import { CoreRouter } from "../../src/core/router/core-router.ts";
@@ -130,13 +136,6 @@ export function billedRequests(c: EdgeCounters): number {
   return c.answeredSyncs + c.connects + c.uploads * MESSAGE_BILLING + c.rootExchanges;
 }
 
-/** The Worker's (src/worker/objects/coordinator-object.ts, coordination/edge/sync-loop.ts). */
-const IDLE_MS = 2000;
-const HANDOVER_MS = 10_000;
-const LOOP_MAX_MS = 25_000;
-/** push-socket.ts: after a socket failed to open or closed, the next is tried this much later. */
-const RETRY_MS = 5000;
-
 /** One replica's socket: when the loop that holds it started; closed by the isolate. */
 interface Socket {
   readonly loopAt: number;
@@ -209,7 +208,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
     const sinceFrame: number[] = coordinators.map(() => 0);
     const lastRequest: number[] = replicas.map(() => Number.NaN);
 
-    /** Batches or syncs came to group g: it ticks until IDLE_MS after the last. */
+    /** Batches or syncs came to group g: it ticks until FRAME_IDLE_MS after the last. */
     const active = (g: number, t: number) => {
       if (!push) return;
       activeAt[g] = t;
@@ -239,7 +238,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         c.framesBuilt++;
         for (const [k, s] of open) env.schedule(t + oneWayOf(k), (at) => deliver(k, s, f, at));
       }
-      if (t - (activeAt[g] as number) < IDLE_MS) tick(g, t);
+      if (t - (activeAt[g] as number) < FRAME_IDLE_MS) tick(g, t);
     };
 
     /** Each of the isolate's open sockets hands its frames to the replica (push-socket.ts). */
@@ -253,12 +252,12 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
 
     /**
      * The Worker's loop opens a socket once the replica has a view (warm, not degraded), and a
-     * newer request's loop opens another after HANDOVER_MS (`handover`).
+     * newer request's loop opens another after LOOP_HANDOVER_MS (`handover`).
      */
     const ensureSocket = (k: number, t: number, handover: boolean) => {
       const r = replicas[k] as EdgeReplica;
       const s = sockets[k];
-      if (!push || opening[k] || (s && !(handover && t - s.loopAt >= HANDOVER_MS))) return;
+      if (!push || opening[k] || (s && !(handover && t - s.loopAt >= LOOP_HANDOVER_MS))) return;
       if (r.since === null || r.degraded || t < (retryAt[k] as number) || t >= r.warmUntil) return;
       const since = r.since;
       const socket: Socket = { loopAt: t, closed: false };
@@ -270,7 +269,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
         if (down(at)) {
           env.schedule(at + oneWay, (back) => {
             opening[k] = null;
-            retryAt[k] = back + RETRY_MS;
+            retryAt[k] = back + SOCKET_RETRY_MS;
             kick(k, back);
           });
           return;
@@ -319,7 +318,7 @@ export function edgeFront(options: EdgeFrontOptions): EdgeRun {
       env.schedule(outage.fromMs, (t) => {
         sockets.forEach((s, k) => {
           if (!s) return;
-          retryAt[k] = t + RETRY_MS;
+          retryAt[k] = t + SOCKET_RETRY_MS;
           closeSocket(k, s, t, true);
         });
       });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { withSeed, workloadOf } from "../../../sim/fleet/runner.ts";
-import { FRAME_TICK_MS } from "../../../src/core/edge/push-frame.ts";
+import { FRAME_TICK_MS } from "../../../src/core/edge/push-timing.ts";
 import { parseCli } from "../args.ts";
 import { type EdgeSpec, runPair } from "./edge-pair.ts";
 

@@ -9,9 +9,6 @@
  */
 import type { PushFrame } from "./sync-protocol.ts";
 
-/** A coordinator frames every socket this often while batches come (the Worker and the simulator). */
-export const FRAME_TICK_MS = 20;
-
 /** The text every socket gets. */
 export function encodeFrame(frame: PushFrame): string {
   return JSON.stringify({ t: "frame", ...frame });

@@ -12,7 +12,7 @@
  *   (`ctx.getWebSockets()`); nothing is built per isolate. The tick is a timer, not the alarm:
  *   an alarm invocation is a billed request (50 a second at this tick) and the one alarm slot
  *   is the snapshot's; a timer keeps the object from hibernating only while it runs, and it
- *   stops IDLE_MS after the last batch or sync, so an idle pool's object hibernates with its
+ *   stops FRAME_IDLE_MS after the last batch or sync, so an idle pool's object hibernates with its
  *   sockets open (the runtime keeps them; a restarted object's new epoch makes every replica
  *   sync for a bootstrap at its next frame). A batch made under newer settings closes its socket
  *   (code 4009): the isolate syncs, which brings the settings, and opens another.
@@ -39,7 +39,8 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { EdgeCoordinator } from "../../core/edge/edge-coordinator.ts";
-import { encodeFrame, FRAME_TICK_MS } from "../../core/edge/push-frame.ts";
+import { encodeFrame } from "../../core/edge/push-frame.ts";
+import { FRAME_IDLE_MS, FRAME_TICK_MS } from "../../core/edge/push-timing.ts";
 import type { SyncAnswer } from "../../core/edge/sync-protocol.ts";
 import type { PoolSettings } from "../../core/settings/settings-schema.ts";
 import { PoolMetrics } from "../pool-metrics/pool-metrics.ts";
@@ -61,8 +62,6 @@ import { withDeadline } from "./with-deadline.ts";
 
 /** A root that does not answer within this is asked again at the next interval. */
 const ROOT_TIMEOUT_MS = 2000;
-/** The tick stops this long after the last batch or sync (the object may then hibernate). */
-const IDLE_MS = 2000;
 /** The close code that sends an isolate to `sync` for newer settings. */
 export const CLOSE_SETTINGS = 4009;
 
@@ -185,7 +184,7 @@ export class CoordinatorObject extends DurableObject<Env> {
     this.#touch();
   }
 
-  /** Batches or syncs came: tick while sockets are open, until IDLE_MS after the last. */
+  /** Batches or syncs came: tick while sockets are open, until FRAME_IDLE_MS after the last. */
   #active(now: number): void {
     this.#activeAt = now;
     if (this.#tick === null) this.#tick = setTimeout(() => this.#frame(), FRAME_TICK_MS);
@@ -211,7 +210,8 @@ export class CoordinatorObject extends DurableObject<Env> {
         }
       }
     }
-    if (now - this.#activeAt < IDLE_MS) this.#tick = setTimeout(() => this.#frame(), FRAME_TICK_MS);
+    if (now - this.#activeAt < FRAME_IDLE_MS)
+      this.#tick = setTimeout(() => this.#frame(), FRAME_TICK_MS);
   }
 
   /** Take the pool's settings (and this object's group), unless it holds newer ones. */

@@ -12,16 +12,14 @@
  *   the replica asks for a `sync` at once, which the loop sends.
  * - Up: `upload` sends the replica's batch with its reports and settings version.
  * - Closed (by either side, an error, a coordinator restart or newer settings): the replica
- *   stops pushing and falls back to `sync`; the loop opens another after RETRY_MS.
+ *   stops pushing and falls back to `sync`; the loop opens another after SOCKET_RETRY_MS.
  */
 import { decodeFrame } from "../../../core/edge/push-frame.ts";
+import { SOCKET_RETRY_MS } from "../../../core/edge/push-timing.ts";
 import { type PushUpload, pushQuery } from "../../objects/edge-rpc-types.ts";
 import { coordinatorStub } from "../../objects/edge-stubs.ts";
 import { withDeadline } from "../../objects/with-deadline.ts";
 import type { EdgePool, PushSocket } from "./replica-registry.ts";
-
-/** After a socket failed to open or closed, the next is tried this much later. */
-const RETRY_MS = 5000;
 
 /** Whether the loop should open a socket now (push on, a view to follow, none of its own). */
 export function wantsSocket(pool: EdgePool, mine: PushSocket | null, now: number): boolean {
@@ -53,7 +51,7 @@ export async function openSocket(pool: EdgePool, env: Env): Promise<PushSocket |
     console.warn(`edge ${ref.model}: push socket to coordinator ${group}: ${error}`);
   }
   if (!ws) {
-    pool.socketRetryAt = Date.now() + RETRY_MS;
+    pool.socketRetryAt = Date.now() + SOCKET_RETRY_MS;
     return null;
   }
   ws.accept();
@@ -70,7 +68,7 @@ export async function openSocket(pool: EdgePool, env: Env): Promise<PushSocket |
     if (pool.socket !== socket) return;
     pool.socket = null;
     replica.setPushing(false);
-    pool.socketRetryAt = Date.now() + RETRY_MS;
+    pool.socketRetryAt = Date.now() + SOCKET_RETRY_MS;
   };
   ws.addEventListener("close", closed);
   ws.addEventListener("error", closed);

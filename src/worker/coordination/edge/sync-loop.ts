@@ -6,7 +6,7 @@
  * after the response):
  *
  * - `pump` is called by every routed request and every reported end. It starts a loop in this
- *   request's `waitUntil` unless one is running that started less than HANDOVER_MS ago and
+ *   request's `waitUntil` unless one is running that started less than LOOP_HANDOVER_MS ago and
  *   wakes in time for what is due now. So the loop lives in a recent request (the newest,
  *   longest-lived context), and a burst of requests starts one loop, not one each.
  * - The loop asks the replica when it wants to sync (`nextSyncAt`: at once when cold, at
@@ -40,6 +40,8 @@
  *   its deadline plus ABANDON_GRACE_MS died with its request: the watcher declares it failed
  *   and sends its own.
  */
+
+import { LOOP_HANDOVER_MS, LOOP_MAX_MS } from "../../../core/edge/push-timing.ts";
 import type { SyncAnswer, SyncRequest } from "../../../core/edge/sync-protocol.ts";
 import type { SyncCall } from "../../objects/edge-rpc-types.ts";
 import { coordinatorStub } from "../../objects/edge-stubs.ts";
@@ -48,10 +50,6 @@ import { withDeadline } from "../../objects/with-deadline.ts";
 import { closeSocket, openSocket, upload as pushUpload, wantsSocket } from "./push-socket.ts";
 import type { EdgePool, SyncLoop } from "./replica-registry.ts";
 
-/** A request newer than this loop's takes the loop over. */
-export const HANDOVER_MS = 10_000;
-/** A loop ends this long after it started, within `waitUntil`'s 30 s after the response. */
-export const LOOP_MAX_MS = 25_000;
 /** A sync silent this long past its deadline was lost with its request. */
 export const ABANDON_GRACE_MS = 1000;
 /** How often a request waiting for another's sync looks whether it settled. */
@@ -67,7 +65,7 @@ export function pump(
   now: number,
 ): void {
   const running = pool.loop;
-  if (running && now - running.startedAt < HANDOVER_MS) {
+  if (running && now - running.startedAt < LOOP_HANDOVER_MS) {
     const due = nextDue(pool, now);
     if (due === null || running.wakeAt === null || due >= running.wakeAt) return;
   }
