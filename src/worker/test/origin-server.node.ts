@@ -218,8 +218,16 @@ export async function startTestOrigins(): Promise<TestOrigins> {
         const path = req.url ?? "";
         if (isMessagesPath(path)) {
           res.writeHead(200, { "content-type": type, ...echo });
-          if (stream) for (const chunk of anthropicSse(name, body)) res.write(chunk);
-          res.end(stream ? undefined : anthropicJson(path, name, body));
+          if (!stream) {
+            res.end(anthropicJson(path, name, body));
+            return;
+          }
+          // `hold`: the first event (`message_start`, with the input usage), then the rest.
+          const [start, ...rest] = anthropicSse(name, body);
+          res.write(start);
+          if (behaviour === "hold") await held(name);
+          for (const chunk of rest) res.write(chunk);
+          res.end();
           return;
         }
         if (!stream) {

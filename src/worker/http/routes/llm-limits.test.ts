@@ -32,6 +32,7 @@ const RESP_RPM = "ll-resp-rpm";
 const DENSE = "ll-dense";
 const SPARSE = "ll-sparse";
 const FOLLOW_UP = "ll-follow-up";
+const LEFT = "ll-left";
 /** The prompt tokens a minute each budget key may spend. */
 const PER_MINUTE = 1000;
 
@@ -44,6 +45,7 @@ beforeAll(async () => {
       [DENSE]: pool([origin("ll-d", "bytes-per-token-2")], { access: "keys" }),
       [SPARSE]: pool([origin("ll-s", "bytes-per-token-16")], { access: "keys" }),
       [FOLLOW_UP]: pool([origin("ll-f")], { access: "keys" }),
+      [LEFT]: pool([origin("ll-l", "hold")], { access: "keys" }),
       // One origin that prefills 1 token/s: once it has a request in flight, everything waits.
       [HELD]: pool([origin("ll-h", "hold")], {
         prefillTokensPerSecond: 1,
@@ -179,6 +181,28 @@ describe("a key's prompt-token budget, settled at the engine's count", () => {
       await drain(next);
     });
   }
+
+  it("/v1/messages: a client that leaves once the engine's count has come is charged it", async () => {
+    const key = await budgetKey(LEFT);
+    const headers = { "x-api-key": key };
+    // The prompt is a few tokens; the test origin counts the whole body, metadata included.
+    const metadata = { user_id: "u".repeat(4800) };
+    const body = { model: LEFT, stream: true, messages: [user("hi")], metadata };
+    expect(promptKey(body, 256, "messages").promptTokens).toBeLessThan(10);
+    const res = await messages(body, { headers });
+    expect(res.status).toBe(200);
+    // The origin sends `message_start`, with the input usage, and holds the rest.
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const start = new TextDecoder().decode((await reader.read()).value);
+    const input = /"input_tokens":(\d+).*"cache_read_input_tokens":(\d+)/.exec(start);
+    expect(Number(input?.[1]) + Number(input?.[2])).toBeGreaterThan(PER_MINUTE);
+    await reader.cancel();
+    await waitFor(async () => (await outstanding(LEFT)) === 0, 5000, "the client's leaving");
+    await releaseHeld("ll-l");
+    const refused = await messages({ model: LEFT, messages: [user("hi")] }, { headers });
+    expect(refused.status).toBe(429);
+    await drain(refused);
+  });
 
   it("/v1/responses: a follow-up is charged the whole stored conversation the engine prefilled, as OpenAI bills it", async () => {
     const key = await budgetKey(FOLLOW_UP);
