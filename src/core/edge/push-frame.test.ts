@@ -163,8 +163,8 @@ describe("push frames", () => {
   });
 
   it("a sync answer older than a frame already applied set the view back: the next frame read as a gap", () => {
-    // The edge push workerd test's sync: b's sync is answered, then a frame built after that
-    // answer reaches b first (a socket and an RPC are two paths); the late answer comes after.
+    // A socket and an RPC are two paths: b's sync is answered, then a frame built after that
+    // answer reaches b first; the late answer comes after (a gap's sync, while b pushes).
     const { isolates, upload, tick, coordinator } = cluster(3);
     const [a, b, c] = isolates as [EdgeReplica, EdgeReplica, EdgeReplica];
     tick(5);
