@@ -13,7 +13,7 @@
  * 2. The request rate (request-rate.ts), right after.
  * 3. `checkModel`: the key must list the model (or `*`).
  * 4. `spendPromptTokens`, once the prompt is hashed: its estimate against the key's budget in
- *    this isolate (token-budget.ts).
+ *    this isolate (token-budget.ts), settled at the engine's count once the answer has one.
  * Keys and enforcement come from this isolate's cache over KV (key-cache.ts), refreshed after
  * `SETTINGS_CACHE_MS`: no KV read on most requests, and no object call on any.
  */
@@ -147,12 +147,36 @@ export function checkModel(key: ClientKeyRecord, model: string): void {
   if (!mayUse(key, model)) throw modelNotAllowed(model);
 }
 
-/** Spend `tokens` (the edge's estimate) of the key's budget; a 429 while it is in debt. */
-export function spendPromptTokens(key: ClientKeyRecord, tokens: number, now: number): void {
+/** Corrects a spent estimate to the prompt tokens the engine counted, at `now`. */
+export type SettlePromptTokens = (engineTokens: number, now: number) => void;
+
+const unlimited: SettlePromptTokens = () => {};
+
+/**
+ * A count the bucket can take: whole and at most 1e9 (no engine holds such a prompt), so that
+ * token-budget.ts's figures stay exact integers whatever an origin reports.
+ */
+const MAX_ENGINE_TOKENS = 1e9;
+const isCount = (n: number) => Number.isInteger(n) && n >= 0 && n <= MAX_ENGINE_TOKENS;
+
+/**
+ * Spend `tokens` (the edge's estimate) of the key's budget; a 429 while it is in debt. Returns
+ * how to settle it once the engine has counted the prompt: the difference charged or refunded
+ * to the same bucket.
+ */
+export function spendPromptTokens(
+  key: ClientKeyRecord,
+  tokens: number,
+  now: number,
+): SettlePromptTokens {
   const perMinute = key.limits.promptTokensPerMinute;
-  if (perMinute === null) return;
+  if (perMinute === null) return unlimited;
   const spent = tokenBudgets.spend(key.id, perMinute, tokens, now);
-  if (spent.ok) return;
+  if (spent.ok) {
+    return (engineTokens, at) => {
+      if (isCount(engineTokens)) tokenBudgets.settle(key.id, perMinute, engineTokens - tokens, at);
+    };
+  }
   throw rateLimited({
     kind: "tokens",
     keyId: key.id,

@@ -32,6 +32,12 @@ export interface ForwardInput {
    * answer's id: stored-responses/); not for a broken, stalled or abandoned one.
    */
   readonly answered?: ((answer: Answered) => void) | undefined;
+  /**
+   * Told the prompt tokens the engine counted once a 2xx answer's body has ended, whole or left
+   * by its client (the engine prefilled the prompt either way), if it reported them; not for a
+   * broken or stalled one. The key's budget is settled with it (access/token-budget.ts).
+   */
+  readonly counted?: ((promptTokens: number) => void) | undefined;
 }
 
 /** An answer that ended whole: who served it, its status, and its scanned usage. */

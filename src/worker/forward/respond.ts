@@ -1,8 +1,9 @@
 /**
  * The answer of an origin that sent its first byte (docs/architecture.md, "One request", step 6):
  * streamed back byte for byte with the `x-router-*` headers, ended if the origin goes silent for
- * the pool's `streamIdleTimeoutMs`, and reported to the router that issued the ticket once the
- * body has ended or the client has left. And the error when no origin answered.
+ * the pool's `streamIdleTimeoutMs`, and reported to the router that issued the ticket (and its
+ * engine's prompt count to the key's budget: `ForwardInput.counted`) once the body has ended or
+ * the client has left. And the error when no origin answered.
  */
 import { ApiError } from "../errors/api-error.ts";
 import type { RequestOutcome } from "../request-record/request-report.ts";
@@ -51,6 +52,8 @@ export function respond(
     if (end.kind === "end") {
       input.answered?.({ origin: served.origin, status: response.status, usage: end.usage });
     }
+    const ok = response.status >= 200 && response.status < 300;
+    if (ok && usage.promptTokens !== undefined) input.counted?.(usage.promptTokens);
     const report = input.record.finish(requestOutcome(end, response.status), {
       ...usage,
       ttfbMs,

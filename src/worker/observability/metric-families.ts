@@ -4,7 +4,8 @@
  * (https://prometheus.io/docs/practices/naming/): the `llm_router_` prefix, `_total` for
  * counters, base units (`_seconds`, `_tokens`, `_ratio`, `_bytes`), and the labels `model`,
  * `origin`, `policy`, `reason`, `outcome`, `kind`, `api` (the API a request came in by), `key` (a client key's id, bounded: see
- * pool-metrics/key-counters.ts), and `state` for an enum (one series per state, 1 for the
+ * pool-metrics/key-counters.ts), `priority` and `when` (admission's), `isolate` (an edge
+ * isolate's id), and `state` for an enum (one series per state, 1 for the
  * current one). docs/api.md lists them; the browser test checks it lists them all.
  */
 import { metricFamily as f } from "./exposition.ts";
@@ -160,6 +161,38 @@ export const families = {
     "(chunk, origin) ownerships in the pool's index.",
   ),
   indexBytes: f(`${P}index_bytes`, "gauge", "Memory held by the pool's index."),
+  // Admission (src/core/admission): the pool's object's in object mode, the scraped isolate's
+  // in edge mode (under `isolate`).
+  admissionEnabled: f(
+    `${P}admission_enabled`,
+    "gauge",
+    "1 if the pool has admission settings (requests past its objective wait or are shed).",
+  ),
+  admissionWaiting: f(
+    `${P}admission_waiting_requests`,
+    "gauge",
+    "Requests waiting in admission now, by priority.",
+  ),
+  admissionAdmitted: f(
+    `${P}admission_admitted_total`,
+    "counter",
+    "Requests admission sent to an origin: when=at-once without waiting, after-wait once they had waited.",
+  ),
+  admissionShed: f(
+    `${P}admission_shed_total`,
+    "counter",
+    "Requests admission refused (503, or 429 over-share), by priority and reason.",
+  ),
+  admissionLeft: f(
+    `${P}admission_left_total`,
+    "counter",
+    "Clients that left while their request waited in admission.",
+  ),
+  admissionRate: f(
+    `${P}admission_rate_per_second`,
+    "gauge",
+    "Admissions per second over the last 10 s: what admission divides a queue by to tell a request's wait.",
+  ),
   // Shadow policies (counterfactual figures; see src/core/router/shadow-evaluation.ts).
   shadowDecisions: f(
     `${P}shadow_decisions_total`,

@@ -8,9 +8,11 @@ import {
   call,
   chat,
   conversation,
+  drain,
   hits,
   messages,
   origin,
+  originBase,
   pool,
   putSettings,
   waitFor,
@@ -20,6 +22,19 @@ const MODEL = "metrics-model";
 const FAILOVER = "metrics-failover";
 const FALLBACK = "metrics-fallback";
 const BYTES = "metrics-bytes";
+const ADMIT = "metrics-admission";
+const ADMIT_EDGE = "metrics-admission-edge";
+
+/**
+ * One origin that prefills 1 token/s and holds its answers until released: once it serves a
+ * request, every other waits in admission (maxWaitMs 0), which has `maxQueued` places.
+ */
+const held = (id: string, maxQueued: number, extra: Record<string, unknown> = {}) =>
+  pool([origin(id, "hold")], {
+    prefillTokensPerSecond: 1,
+    admission: { maxWaitMs: 0, queueTimeoutMs: 30_000, maxQueued },
+    ...extra,
+  });
 
 beforeAll(async () => {
   await putSettings({
@@ -34,6 +49,8 @@ beforeAll(async () => {
       }),
       [FALLBACK]: pool([origin("mb-1")]),
       [BYTES]: pool([origin("mt-1")]),
+      [ADMIT]: held("ma-h", 1),
+      [ADMIT_EDGE]: held("ma-e", 0, { coordination: "edge", edge: { flushMs: 10, warmMs: 0 } }),
     },
   });
 });
@@ -272,6 +289,75 @@ describe("GET /metrics", () => {
     expect(sum(after, "llm_router_route_object_seconds_count", { model: FALLBACK })).toBe(1);
     // Every request's own timing reached the object, the two routed alone included.
     expect(sum(after, "llm_router_ttfb_seconds_count", { model: FALLBACK })).toBe(3);
+  });
+});
+
+describe("GET /metrics: admission", () => {
+  const release = (id: string) => fetch(`${originBase}/_release/${id}`);
+
+  it("object mode: the pool's object's waiting by priority, admitted, shed by priority and reason, rate", async () => {
+    const at = async (name: string, labels: Record<string, string> = {}) =>
+      sum(await metrics(), `llm_router_admission_${name}`, { model: ADMIT, ...labels });
+    expect(await at("enabled")).toBe(1);
+    const holding = await chat(ADMIT, conversation("holding", 0), { stream: true });
+    expect(holding.status).toBe(200);
+    const batch = chat(ADMIT, conversation("batch", 0), {
+      headers: { "x-router-priority": "batch" },
+    });
+    await waitFor(
+      async () => (await at("waiting_requests", { priority: "batch" })) === 1,
+      5000,
+      "the batch request to wait",
+    );
+    // The one place goes to an interactive request: the batch one is displaced.
+    const interactive = chat(ADMIT, conversation("interactive", 0), { stream: true });
+    expect((await batch).status).toBe(503);
+    let samples = await metrics();
+    const m = (name: string, labels: Record<string, string> = {}) =>
+      sum(samples, `llm_router_admission_${name}`, { model: ADMIT, ...labels });
+    expect(m("waiting_requests", { priority: "interactive" })).toBe(1);
+    expect(m("waiting_requests", { priority: "batch" })).toBe(0);
+    expect(m("shed_total", { priority: "batch", reason: "displaced" })).toBe(1);
+    expect(m("shed_total")).toBe(1);
+    expect(m("admitted_total", { when: "at-once" })).toBe(1);
+    expect(m("admitted_total", { when: "after-wait" })).toBe(0);
+    expect(m("left_total")).toBe(0);
+    // Admissions over the last 10 s: shown, whatever this machine's pace made of the window.
+    const rate = samples.filter(
+      (s) => s.name === "llm_router_admission_rate_per_second" && s.labels.model === ADMIT,
+    );
+    expect(rate).toHaveLength(1);
+    expect(rate[0]?.value).toBeGreaterThanOrEqual(0);
+    await release("ma-h");
+    await drain(holding);
+    const res = await interactive;
+    expect(res.status).toBe(200);
+    await release("ma-h");
+    await drain(res);
+    samples = await metrics();
+    expect(m("admitted_total", { when: "after-wait" })).toBe(1);
+    expect(m("waiting_requests")).toBe(0);
+  });
+
+  it("edge mode: this isolate's admission, under its id", async () => {
+    const holding = await chat(ADMIT_EDGE, conversation("holding", 0), { stream: true });
+    expect(holding.status).toBe(200);
+    const shed = await chat(ADMIT_EDGE, conversation("shed", 0));
+    expect(shed.status).toBe(503);
+    await drain(shed);
+    const samples = (await metrics()).filter(
+      (s) => s.name.startsWith("llm_router_admission_") && s.labels.model === ADMIT_EDGE,
+    );
+    const isolates = new Set(samples.map((s) => s.labels.isolate));
+    expect(isolates.size).toBe(1);
+    expect([...isolates][0]).toMatch(/^[\w-]{22}$/);
+    const m = (name: string, labels: Record<string, string> = {}) =>
+      sum(samples, `llm_router_admission_${name}`, labels);
+    expect(m("enabled")).toBe(1);
+    expect(m("shed_total", { priority: "interactive", reason: "queue-full" })).toBe(1);
+    expect(m("admitted_total", { when: "at-once" })).toBe(1);
+    await release("ma-e");
+    await drain(holding);
   });
 });
 

@@ -2,9 +2,13 @@
  * @module
  * `/metrics`: pools' states as Prometheus families (catalogue: metric-families.ts). Every
  * family is declared on every scrape, so its HELP and TYPE show before any traffic; a pool whose
- * object did not answer shows only `llm_router_pool_object_up 0`, never stale or partial values.
+ * object did not answer shows only `llm_router_pool_object_up 0`, never stale or partial values
+ * (and in edge mode this isolate's admission, which is its own).
  * An edge pool with several coordinators shows each one's samples under a `coordinator` label.
+ * Admission's figures come from the pool's object in object mode and from this isolate's
+ * replica in edge mode (under an `isolate` label), as `/admin/state` shows them.
  */
+import type { AdmissionStats } from "../../core/admission/admission.ts";
 import type { OriginStats, RouterStats } from "../../core/router/router-types.ts";
 import type { ObjectState } from "../objects/rpc-types.ts";
 import { REQUEST_OUTCOMES } from "../request-record/request-report.ts";
@@ -110,6 +114,23 @@ function writeRequests(w: MetricsWriter, base: Labels, state: ObjectState): void
   w.histogram(F.ttfbSeconds, base, m.latency.ttfb);
 }
 
+/** Admission's figures, as `/admin/state` shows them (`admission`). */
+function writeAdmission(w: MetricsWriter, base: Labels, a: AdmissionStats): void {
+  w.sample(F.admissionEnabled, base, a.enabled ? 1 : 0);
+  for (const [priority, n] of Object.entries(a.waiting)) {
+    w.sample(F.admissionWaiting, { ...base, priority }, n);
+  }
+  w.sample(F.admissionAdmitted, { ...base, when: "at-once" }, a.admitted.atOnce);
+  w.sample(F.admissionAdmitted, { ...base, when: "after-wait" }, a.admitted.afterWait);
+  for (const [priority, reasons] of Object.entries(a.shed)) {
+    for (const [reason, n] of Object.entries(reasons)) {
+      w.sample(F.admissionShed, { ...base, priority, reason }, n ?? 0);
+    }
+  }
+  w.sample(F.admissionLeft, base, a.left);
+  w.sample(F.admissionRate, base, a.admitRatePerSecond);
+}
+
 /**
  * What each pool's samples are read from: its object, or with several coordinators each one's
  * state under a `coordinator` label (its colo group). Each coordinator counts its own group's
@@ -135,6 +156,14 @@ export function writeMetrics(w: MetricsWriter, states: readonly PoolState[]): vo
     for (const { labels, state: source } of from) {
       writeRouter(w, labels, source.router);
       writeRequests(w, labels, source);
+      if (source.admission) writeAdmission(w, labels, source.admission);
+    }
+    // An edge pool's admission is per isolate: this one's, whether or not its coordinators
+    // answered (it is not theirs to be stale), under its id so that each isolate's counters
+    // stay one series that only grows.
+    const { replica } = state;
+    if (replica) {
+      writeAdmission(w, { model: state.model, isolate: replica.isolate }, replica.admission);
     }
   }
 }

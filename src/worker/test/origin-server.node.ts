@@ -14,6 +14,8 @@
  * - stall-midstream: sends its headers and a first piece of body (a whole SSE event, or half a
  *                    JSON document), then nothing.
  * - redirect:        307 to an internal address (`REDIRECT_LOCATION`).
+ * - bytes-per-token-<n>: `ok`, but its chat and completions answers count the body at n bytes
+ *                    a token (an engine whose tokenizer is not the edge's 4).
  * Stalled and hung answers end at HOLD_MAX_MS if the router has not closed them by then.
  * - P/D engines (pd-prefill, pd-decode, pd-reject, sgl-prefill, sgl-decode): pd-origin.node.ts.
  * - `ok` also speaks OpenAI's Responses API, with a store per origin: responses-origin.node.ts.
@@ -66,8 +68,8 @@ function received(req: IncomingMessage, body: Buffer): Record<string, string> {
   };
 }
 
-function usage(body: Buffer, cachedTokens = CACHED_TOKENS) {
-  const promptTokens = Math.ceil(body.length / 4);
+function usage(body: Buffer, cachedTokens = CACHED_TOKENS, bytesPerToken = 4) {
+  const promptTokens = Math.ceil(body.length / bytesPerToken);
   return {
     prompt_tokens: promptTokens,
     completion_tokens: 3,
@@ -77,7 +79,12 @@ function usage(body: Buffer, cachedTokens = CACHED_TOKENS) {
 }
 
 /** SSE chunks; "é" and "€" are split across writes to catch any re-encoding. */
-function sseChunks(name: string, body: Buffer, cachedTokens = CACHED_TOKENS): Buffer[] {
+function sseChunks(
+  name: string,
+  body: Buffer,
+  cachedTokens = CACHED_TOKENS,
+  bytesPerToken = 4,
+): Buffer[] {
   const event = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
   const first = event({ id: name, choices: [{ index: 0, delta: { content: "café €" } }] });
   const bytes = Buffer.from(first);
@@ -86,7 +93,7 @@ function sseChunks(name: string, body: Buffer, cachedTokens = CACHED_TOKENS): Bu
     bytes.subarray(0, cut),
     bytes.subarray(cut),
     Buffer.from(event({ id: name, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })),
-    Buffer.from(event({ id: name, choices: [], usage: usage(body, cachedTokens) })),
+    Buffer.from(event({ id: name, choices: [], usage: usage(body, cachedTokens, bytesPerToken) })),
     Buffer.from("data: [DONE]\n\n"),
   ];
 }
@@ -161,7 +168,10 @@ export async function startTestOrigins(): Promise<TestOrigins> {
     };
     if (await pdAnswer(behaviour, name, req, res, { json, body, echo, ok })) return;
     if (behaviour === "ok" && responsesAnswer(name, req, res, { json, body, echo })) return;
-    switch (behaviour) {
+    // `bytes-per-token-<n>`: `ok` whose chat answers count the body at n bytes a token.
+    const perToken = /^bytes-per-token-(\d+)$/.exec(behaviour);
+    const bytesPerToken = perToken ? Number(perToken[1]) : 4;
+    switch (perToken ? "ok" : behaviour) {
       case "fail500":
         res.writeHead(500, { "content-type": "application/json", ...echo });
         res.end('{"error":{"message":"engine crashed"}}');
@@ -208,18 +218,27 @@ export async function startTestOrigins(): Promise<TestOrigins> {
         const path = req.url ?? "";
         if (isMessagesPath(path)) {
           res.writeHead(200, { "content-type": type, ...echo });
-          if (stream) for (const chunk of anthropicSse(name, body)) res.write(chunk);
-          res.end(stream ? undefined : anthropicJson(path, name, body));
+          if (!stream) {
+            res.end(anthropicJson(path, name, body));
+            return;
+          }
+          // `hold`: the first event (`message_start`, with the input usage), then the rest.
+          const [start, ...rest] = anthropicSse(name, body);
+          res.write(start);
+          if (behaviour === "hold") await held(name);
+          for (const chunk of rest) res.write(chunk);
+          res.end();
           return;
         }
         if (!stream) {
           if (behaviour === "hold") await held(name);
           res.writeHead(200, { "content-type": "application/json", ...echo });
-          res.end(JSON.stringify({ id: name, choices: [], usage: usage(body) }));
+          const counted = usage(body, CACHED_TOKENS, bytesPerToken);
+          res.end(JSON.stringify({ id: name, choices: [], usage: counted }));
           return;
         }
         res.writeHead(200, { "content-type": "text/event-stream", ...echo });
-        const chunks = sseChunks(name, body);
+        const chunks = sseChunks(name, body, CACHED_TOKENS, bytesPerToken);
         res.write(chunks[0]);
         if (behaviour === "hold") await held(name);
         for (const chunk of chunks.slice(1)) res.write(chunk);

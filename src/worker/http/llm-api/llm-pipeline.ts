@@ -4,10 +4,10 @@
  * the body's structural budget and JSON, then the handler: the API validates its routing
  * fields, the key if the model's pool needs one and it was not checked yet, check the key may
  * use the model, find the pool, hash the prompt here at the edge, spend the key's prompt-token
- * budget, ask the pool's front for a decision (coordination/front.ts: the pool's object or the
- * fallback, or in an edge-coordinated pool this isolate's replica), forward the original bytes
- * (a disaggregated request: two legs, src/worker/pd/). What differs between APIs is the
- * `LlmApi` it is given.
+ * budget (settled at the engine's count when the answer ends), ask the pool's front for a
+ * decision (coordination/front.ts: the pool's object or the fallback, or in an edge-coordinated
+ * pool this isolate's replica), forward the original bytes (a disaggregated request: two legs,
+ * src/worker/pd/). What differs between APIs is the `LlmApi` it is given.
  */
 import type { MiddlewareHandler } from "hono";
 import { ANONYMOUS_KEY } from "../../../core/admission/admission.ts";
@@ -104,9 +104,11 @@ export function llmHandler<Body extends RoutingFields>(
     // Hashing is pure CPU, which Workers' clocks do not show (they move only across I/O):
     // `npm run bench:core` measures it.
     const key = api.promptKey(body, pool.chunkBytes);
-    // Spent before the router answers, so at bytes / 4, not the pool's learned ratio
-    // (docs/architecture.md, "Bytes per token": a known limit).
-    if (client) spendPromptTokens(client, key.promptTokens, Date.now());
+    // Spent before the request goes, so at bytes / 4 (the router has not answered with the
+    // pool's learned ratio), then settled at the engine's count once it reports one (`counted`).
+    // A Responses follow-up spends its new items and is settled at the whole stored
+    // conversation the engine prefilled, as OpenAI bills it.
+    const settle = client ? spendPromptTokens(client, key.promptTokens, Date.now()) : undefined;
     const ref = { model: body.model, pool, version: settings.version(body.model) };
     // A keyed request's fair share is its key's; its priority its key's, or lower (routeClient).
     const priority = priorityOf(c.req.header(PRIORITY_HEADER));
@@ -155,6 +157,7 @@ export function llmHandler<Body extends RoutingFields>(
         api.answered &&
         ((answer: Answered) =>
           api.answered?.(body, answer, { env: c.env, ctx: c.executionCtx, ref })),
+      counted: settle && ((promptTokens: number) => settle(promptTokens, Date.now())),
     };
     // A decision with a prefill origin takes two legs (src/worker/pd/); any other, one origin.
     return routed.decision.prefill ? disaggregate(input) : forward(input);
