@@ -66,12 +66,13 @@
  * spread is remeasured with the ratios when a speed changes (O(n log n)); an origin's median of
  * the others is read in place (O(log n)), so `age` stays O(n log n).
  * Its cost: a lone origin really unlike the rest (one H100 among seven A100s) meets tau at its
- * floor, since the MAD does not see a minority of one: 2x faster, it read 1.9x with 5% noise,
- * about 1.5x with 20% (the unit tests' generator). Tried and dropped: a mixture prior (each
- * origin of the pool's kind, or, at odds 1:9, of spread DEFAULT_TAU) kept that lone origin
- * within 8% but let the swamped one read up to 178x slow (a 70x-slow reading with se 1 looks
- * real to the wide kind); se as the slope's relative error without atanh let it read 0.06x
- * (se 1, where the slope's interval reached 0).
+ * floor, since the MAD does not see a minority of one: 2x faster, it read 1.83-1.95x with 5%
+ * noise, about 1.5x with 20% (the unit tests' generator). Tried and dropped: a mixture prior
+ * (each origin of the pool's kind, or, at odds 1:9, of spread DEFAULT_TAU) kept that lone
+ * origin within 8% but let the swamped one read up to 178x slow (a 70x-slow reading with se 1
+ * looks real to the wide kind). The plain relative error, without atanh, gave that reading se
+ * 1.0 where the slope's interval reached 0 (under the mixture it read 0.06x); with the pool's
+ * spread alone either form kept the swamped origin near its peers.
  *
  * An engine that reports its own counters (`prefill-rate` events: prompt tokens over prompt
  * seconds, differenced by the reporter) reads a biased speed: every iteration that prefills also
