@@ -12,7 +12,7 @@ import { CoreRouter } from "../../src/core/router/core-router.ts";
 import { fallbackPool } from "../../src/core/router/fallback-pool.ts";
 import type { Outcome } from "../../src/core/router/router-types.ts";
 import type { FrontFactory } from "../fleet/routing-front.ts";
-import type { Outage } from "./edge-front.ts";
+import type { Outage } from "./edge-world.ts";
 
 export function objectOutageFront(outage: Outage): FrontFactory {
   return (env) => {

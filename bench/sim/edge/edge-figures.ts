@@ -1,10 +1,11 @@
 /**
- * Edge coordination's own figures from what the edge front counted (sim/edge/edge-front.ts): calls
+ * Edge coordination's own figures from what the edge front counted (sim/edge/edge-counters.ts): calls
  * per request, the busiest second of a coordinator and of the root, bytes per sync as Workers RPC
  * would carry them, the object requests a bill counts, the view's age at decision time, replica memory and the protocol's counters.
  */
 
-import { billedRequests, type EdgeCounters, peak } from "../../../sim/edge/edge-front.ts";
+import { billedRequests } from "../../../sim/edge/edge-billing.ts";
+import { type EdgeCounters, peak } from "../../../sim/edge/edge-counters.ts";
 import { quantile, round } from "../../../sim/report/stats.ts";
 
 export interface EdgeFigures {

@@ -8,7 +8,8 @@
  */
 
 import { edgePool, objectRoundTrips } from "../../../sim/edge/coordination.ts";
-import { edgeFront, type Outage } from "../../../sim/edge/edge-front.ts";
+import { edgeFront } from "../../../sim/edge/edge-front.ts";
+import type { Outage } from "../../../sim/edge/edge-world.ts";
 import { objectOutageFront } from "../../../sim/edge/object-outage-front.ts";
 import { assignIsolates, type Stickiness } from "../../../sim/edge/sessions.ts";
 import { Topology, type TopologyOptions } from "../../../sim/edge/topology.ts";

@@ -1,5 +1,5 @@
 /**
- * Edge push in the simulator (sim/edge/edge-front.ts): the core's frames, uploads and the
+ * Edge push in the simulator (sim/edge/push-model.ts): the core's frames, uploads and the
  * `sync` fallback on the replay's clock, and the bill they run up beside polling.
  */
 import { describe, expect, it } from "vitest";

@@ -312,10 +312,15 @@ export class EdgeReplica {
   onAnswer(answer: SyncAnswer, now: number): void {
     // First, so a ticket forgotten as lost is not sent again after a restart.
     this.#forgetLost(now);
-    const held = this.#sync.onAnswer(answer, now, this.#router);
-    if (held) this.#sync.resend(this.#unheld(held), now);
+    const { restarted, fresh } = this.#sync.onAnswer(answer, now, this.#router);
+    if (restarted) this.#sync.resend(this.#unheld(restarted), now);
     // The routes sent again count in the overlay until the vector counts them. An older
-    // coordinator's answer (no loadSeq) holds the whole vector.
+    // coordinator's answer (no loadSeq) holds the whole vector. An answer older than the frames
+    // applied while it was out brings no load (theirs is newer), but acknowledged its batch.
+    if (!fresh) {
+      this.#overlay.rebase([], now, this.#sync.pendingEffects());
+      return;
+    }
     const whole = answer.loadSeq === undefined;
     this.#overlay.rebase(answer.load, now, this.#sync.pendingEffects(), whole);
     this.#rate = answer.rate;

@@ -162,6 +162,38 @@ describe("push frames", () => {
     expect(coordinator.catchUp(b.isolate, { epoch: "other", version: 0, load: 0 }, 30)).toBeNull();
   });
 
+  it("a sync answer older than a frame already applied set the view back: the next frame read as a gap", () => {
+    // A socket and an RPC are two paths: b's sync is answered, then a frame built after that
+    // answer reaches b first; the late answer comes after (a gap's sync, while b pushes).
+    const { isolates, upload, tick, coordinator } = cluster(3);
+    const [a, b, c] = isolates as [EdgeReplica, EdgeReplica, EdgeReplica];
+    tick(5);
+    const request = b.startSync(10) ?? expect.fail("no sync");
+    const first = a.route(prompt(1, 0), 10);
+    upload(a, 10);
+    const answer = structuredClone(coordinator.sync(structuredClone(request), 12));
+    // After the answer was built, the origin's load moves again.
+    c.routeTo(first.origin ?? expect.fail("no origin"), prompt(3, 0), 14);
+    upload(c, 14);
+    const frame = decodeFrame(encodeFrame(coordinator.frame(20) ?? expect.fail("no frame")));
+    for (const r of isolates) expect(r.onFrame(frame ?? expect.fail(), 21).applied).toBe(true);
+    const claims = b.counters.claimsApplied;
+    b.onAnswer(answer, 22);
+    // The answer's records were in the frame, its load older: the view stays the frame's.
+    expect(b.counters.claimsApplied).toBe(claims);
+    expect(b.since).toEqual({ epoch: "e", version: frame?.version, load: frame?.loadSeq });
+    const outstanding = (loads: { id: string; load: { outstanding: number } }[]) =>
+      loads.map((l) => l.load.outstanding);
+    expect(outstanding(b.loads(22))).toEqual(outstanding(coordinator.router.loads(22)));
+    // The next frame follows: no gap, no sync while b pushes.
+    a.route(prompt(2, 0), 30);
+    upload(a, 30);
+    tick(40);
+    expect(b.counters.gaps).toBe(0);
+    expect(b.nextSyncAt(40)).toBeNull();
+    expectConverged(isolates, coordinator.router);
+  });
+
   it("frames applied in order, some lost, leave every replica's index and load where the coordinator's are", () => {
     const op = fc.oneof(
       fc.record({ op: fc.constant("route" as const), r: fc.nat(2), c: fc.nat(7), t: fc.nat(3) }),

@@ -1,6 +1,6 @@
 /**
  * The timings of edge push, which the Worker runs (coordinator-object.ts, sync-loop.ts,
- * push-socket.ts) and the simulator models (sim/edge/edge-front.ts): one place, so the model
+ * push-socket.ts) and the simulator models (sim/edge/push-model.ts): one place, so the model
  * cannot drift from what it models.
  */
 

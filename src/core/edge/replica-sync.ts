@@ -36,7 +36,8 @@
  *   socket when `nextUploadAt` says (the same batches and ids as syncs) and are acknowledged
  *   by a frame; `onFrame` applies a frame that follows the view and reports a gap otherwise,
  *   after which `nextSyncAt` asks for a sync at once. Only a cold start, a view too old and a
- *   gap make it sync while it pushes.
+ *   gap make it sync while it pushes. A sync answer that crossed frames (built before a frame
+ *   the replica applied first) never sets the view back: it brings only what they did not.
  * - A coordinator restart (an answer from another life than the view's: `lifeOf`, not a new
  *   log in the same life) took its leases with it, so the requests still running here would
  *   count as no load and their ends be ignored (issue 23, defect C). `onAnswer` then names
@@ -329,11 +330,17 @@ export class ReplicaSync {
 
   /**
    * The coordinator answered the sync in flight: the batch is acknowledged, and the answer's
-   * index records, bytes per token, capacities and speeds go into `router`. Returns null, or,
-   * when the answer comes from a new life of the coordinator (it restarted), the tickets whose
-   * route that life holds already or will get: every other live request is to be `resend`.
+   * index records, bytes per token, capacities and speeds go into `router`. `restarted`: null,
+   * or, when the answer comes from a new life of the coordinator (it restarted), the tickets
+   * whose route that life holds already or will get: every other live request is to be
+   * `resend`. `fresh`: the answer's load, rate and hot prefixes are the newest this replica
+   * has; false when frames applied while it was out brought newer ones.
    */
-  onAnswer(answer: SyncAnswer, now: number, router: CoreRouter): ReadonlySet<string> | null {
+  onAnswer(
+    answer: SyncAnswer,
+    now: number,
+    router: CoreRouter,
+  ): { restarted: ReadonlySet<string> | null; fresh: boolean } {
     this.#syncing = false;
     this.#failedInRow = 0;
     this.#gap = false;
@@ -355,17 +362,46 @@ export class ReplicaSync {
       this.#ownClaims.clear();
       c.bootstraps++;
     }
-    this.#applyRecords(answer.records, now, router);
-    this.#since = {
-      epoch: answer.epoch,
-      version: answer.version,
-      // An older coordinator sends the whole vector and no number: none is claimed.
-      ...(answer.loadSeq === undefined ? {} : { load: answer.loadSeq }),
-    };
-    this.#more = answer.more === true;
-    this.#adopt(answer, now, router);
+    // Frames applied while the sync was out may have moved the view past the answer (a socket
+    // and an RPC are two paths: a frame built after the answer can arrive before it). Set back,
+    // the view's next frame would not follow it (a gap, and a needless sync) and the answer's
+    // records would be applied twice; so only what the frames did not bring applies, and the
+    // answer's load only if it is the newer.
+    const held = answer.bootstrap ? null : this.#sameLog(answer);
+    if (held) {
+      const from = answer.version - answer.records.length;
+      this.#applyRecords(answer.records.slice(Math.max(0, held.version - from)), now, router);
+      this.#since = {
+        epoch: held.epoch,
+        version: Math.max(held.version, answer.version),
+        load: Math.max(held.load, answer.loadSeq ?? 0),
+      };
+      this.#more = answer.more === true && answer.version >= held.version;
+    } else {
+      this.#applyRecords(answer.records, now, router);
+      this.#since = {
+        epoch: answer.epoch,
+        version: answer.version,
+        // An older coordinator sends the whole vector and no number: none is claimed.
+        ...(answer.loadSeq === undefined ? {} : { load: answer.loadSeq }),
+      };
+      this.#more = answer.more === true;
+    }
+    const fresh = !held || (answer.loadSeq ?? 0) >= held.load;
+    if (fresh) this.#adopt(answer, now, router);
     if (restarted) this.counters.restarts++;
-    return restarted;
+    return { restarted, fresh };
+  }
+
+  /**
+   * The view held now, when `answer` is of its log and numbers its load (so the two compare:
+   * versions and load numbers only grow within one log); null otherwise.
+   */
+  #sameLog(answer: SyncAnswer): (ViewVersion & { load: number }) | null {
+    const since = this.#since;
+    if (since === null || since.epoch !== answer.epoch || since.load === undefined) return null;
+    if (answer.loadSeq === undefined) return null;
+    return { epoch: since.epoch, version: since.version, load: since.load };
   }
 
   /**
