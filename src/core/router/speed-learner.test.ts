@@ -470,20 +470,28 @@ describe("SpeedLearner", () => {
           fc.array(fc.double({ min: 0, max: 30, noNaN: true }), { minLength: 1, maxLength: 6 }),
           fc.integer(),
           (priors, speeds, silences, seed) => {
-            const l = new SpeedLearner();
             const slots = [A, B, C];
-            slots.forEach((slot, i) => {
-              l.configure(slot, priors[i] as number);
-            });
-            const at = feedAll(
-              l,
-              slots.map((slot, i) => [slot, origin(speeds[i] as number, 20, 0.2, seed + i)]),
-              64,
-              0,
-            );
+            const build = () => {
+              const l = new SpeedLearner();
+              slots.forEach((slot, i) => {
+                l.configure(slot, priors[i] as number);
+              });
+              const at = feedAll(
+                l,
+                slots.map((slot, i) => [slot, origin(speeds[i] as number, 20, 0.2, seed + i)]),
+                64,
+                0,
+              );
+              return { l, at };
+            };
+            const { l, at } = build();
             const evidence = l.speed(C);
-            const ratio = (i: number) => l.speed(slots[i] as typeof A) / (priors[i] as number);
-            const prior = (priors[2] as number) * ((ratio(0) + ratio(1)) / 2);
+            // The peer-corrected prior, as a twin fed alike reads it once its evidence has aged
+            // away (C's prior times its peers' median evidence / prior; what routing reads of the
+            // peers is shrunk toward the pool, so it cannot be rebuilt from their speeds).
+            const twin = build();
+            twin.l.age(twin.at + 40 * HALF_LIFE);
+            const prior = twin.l.speed(C);
             const lo = Math.min(prior, evidence) * (1 - 1e-9);
             const hi = Math.max(prior, evidence) * (1 + 1e-9);
             let distance = Number.POSITIVE_INFINITY;
@@ -495,12 +503,107 @@ describe("SpeedLearner", () => {
               if (next > distance * (1 + 1e-9)) return false;
               distance = next;
             }
-            l.age(at + 40 * HALF_LIFE);
-            return within(l.speed(C), prior, 1e-6);
+            return true;
           },
         ),
         { numRuns: 100 },
       );
+    });
+  });
+
+  describe("shrinkage toward the pool: an origin reads as far from its peers as its fit's precision says", () => {
+    const slots = Array.from({ length: 8 }, (_, i) => asSlot(i));
+
+    /**
+     * TTFTs swamped by waits the router's queue does not model (KV full: sessions-8's gpu-6
+     * waited 5-17 s with its queue estimate near 0), its own few hundred tokens no longer
+     * explaining them.
+     */
+    function swamped(speed: number, seed: number): () => SpeedSample {
+      const u = uniform(seed);
+      return () => {
+        const workTokens = 100 + u() * 600;
+        const ttftMs = 2_000 + u() * 10_000 + (1000 * workTokens) / speed;
+        return { ttftMs, workTokens, queuedTokens: 0 };
+      };
+    }
+
+    /**
+     * Eight origins of prior 10,000, `sample(i, round)` their samples, fed round robin four
+     * rounds a second for `rounds`; `check` runs after each round.
+     */
+    function run(
+      sample: (i: number, round: number) => SpeedSample,
+      rounds: number,
+      check: (l: SpeedLearner, round: number) => void = () => {},
+    ): SpeedLearner {
+      const l = new SpeedLearner();
+      for (const slot of slots) l.configure(slot, 10_000);
+      for (let k = 0; k < rounds; k++) {
+        slots.forEach((slot, i) => {
+          l.observe(slot, sample(i, k), k * 250);
+        });
+        check(l, k);
+      }
+      return l;
+    }
+
+    /** Each origin's speed over the median of the others', as a factor >= 1. */
+    function offPool(l: SpeedLearner, i: number): number {
+      const others = slots.filter((_, j) => j !== i).map((slot) => l.speed(slot));
+      const pool = others.sort((a, b) => a - b)[others.length >> 1] as number;
+      return Math.exp(Math.abs(Math.log(l.speed(slots[i] as typeof A) / pool)));
+    }
+
+    // Its worst reading over rounds 150-300, measured over 2,100 seeds: median 1.01x, p99
+    // 1.16-1.22x, largest 1.57x (three seeds past 1.5x, all reading slow: a fit of se about 0.15
+    // reading 50x slow keeps a little of it); before shrinkage the median was 75x and 2 seeds
+    // in 100 stayed within 2x (so 8 runs fail before it all but surely).
+    it("property: one origin swamped by memory waits reads within 2x of its peers (sessions-8: its slope read up to 389k tok/s against 24.6k, and cost sent it nearly every request)", () => {
+      fc.assert(
+        fc.property(fc.integer(), (seed) => {
+          const peers = slots.map((_, i) => origin(24_000, 20, 0.2, seed + i));
+          const waits = swamped(24_000, seed ^ 0x2545f491);
+          let worst = 1;
+          run(
+            (i, k) => (i === 0 && k >= 100 ? waits() : (peers[i] as () => SpeedSample)()),
+            300,
+            (l, k) => {
+              if (k >= 150) worst = Math.max(worst, offPool(l, 0));
+            },
+          );
+          return worst < 2;
+        }),
+        { numRuns: 8 },
+      );
+    });
+
+    // The largest error measured over 600 seeds: 1.08x (p99 1.07x); before shrinkage, 1.11x.
+    it("property: in a pool of one speed under 20% noise every origin reads within 15% of it", () => {
+      fc.assert(
+        fc.property(fc.integer(), (seed) => {
+          const sources = slots.map((_, i) => origin(24_000, 20, 0.2, seed + i));
+          const l = run((i) => (sources[i] as () => SpeedSample)(), 150);
+          return slots.every((slot) => within(l.speed(slot), 24_000, 0.15));
+        }),
+        { numRuns: 8 },
+      );
+    });
+
+    it("a mixed pool (H100s beside A100s and L40Ss: speeds 2x apart, precise samples) keeps its differences", () => {
+      const speeds = [48_000, 48_000, 24_000, 24_000, 24_000, 24_000, 12_000, 12_000];
+      const sources = speeds.map((speed, i) => origin(speed, 20, 0.05, 31 + i));
+      const l = run((i) => (sources[i] as () => SpeedSample)(), 150);
+      slots.forEach((slot, i) => {
+        expect(within(l.speed(slot), speeds[i] as number, 0.05)).toBe(true);
+      });
+    });
+
+    it("one faster origin among seven alike keeps most of its difference (the spread's floor, MIN_TAU)", () => {
+      const speeds = [48_000, 24_000, 24_000, 24_000, 24_000, 24_000, 24_000, 24_000];
+      const sources = speeds.map((speed, i) => origin(speed, 20, 0.05, 41 + i));
+      const l = run((i) => (sources[i] as () => SpeedSample)(), 150);
+      expect(within(l.speed(A), 48_000, 0.1)).toBe(true);
     });
   });
 

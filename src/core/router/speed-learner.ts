@@ -40,6 +40,40 @@
  * first sample after a silence is judged against the window's known noise: one wild sample
  * then moves nothing, where at equal age weights it would have set the line alone.
  *
+ * What routing reads is shrunk toward the pool (empirical Bayes), as far as each fit's
+ * precision says. The fit returns its log speed's standard error se: atanh of the slope's
+ * relative error sigma / sqrt(sxx) / slope (sigma the fit's scale, sxx X's weighted spread, the
+ * weights each sample's inverse variance in units of sigma), the half-width of the log of the
+ * slope's one-error interval, so infinite once that interval reaches 0 (an infinitely fast
+ * origin not ruled out), and infinite where X's spread cannot tell F from S. An origin's
+ * deviation from the pool, d = log(evidence speed / peer-corrected prior), is kept in the part
+ * B = tau^2 / (tau^2 + se^2), tau^2 the spread of true speeds between the pool's origins:
+ * (1.4826 MAD of log(speed / prior))^2 over the learned origins with a finite se, less their
+ * median se^2, at least MIN_TAU^2. In a pool of one GPU kind the deviations are the fits' noise,
+ * tau sits at its floor, and every origin reads near the pool's speed; in a mixed one (H100
+ * beside L40S, d about 0.5 either way, precise) tau is wide and the deviations stay; an origin
+ * whose TTFTs are swamped by memory waits the router's queue does not model (KV full: its own
+ * tokens no longer explain its TTFT, and on sessions-8 its slope read 16x the truth and `cost`
+ * sent it nearly every request) has an se many times tau, or infinite, and reads the pool's.
+ * With under MIN_POOL such origins there is no pool to measure a spread from and d is mostly
+ * the prior's own error (alone, the correction is 1): tau is DEFAULT_TAU, wide enough to keep a
+ * precisely measured deviation (a prior 0.4x or 2.5x off) and still discard a fit whose se is
+ * several times it. Counters, where they set the speed, count as exact (se is the fit's times
+ * its part), and so do adopted values (their learner shrank them). With the aging below, in
+ * log speed from the same peer-corrected prior: estimate = prior * exp(share * B * d), share
+ * how much of the evidence is still there, B how much of what it says its precision supports.
+ * The correction reads the evidence speeds, not the shrunk ones (no fixed point to solve). The
+ * spread is remeasured with the ratios when a speed changes (O(n log n)); an origin's median of
+ * the others is read in place (O(log n)), so `age` stays O(n log n).
+ * Its cost: a lone origin really unlike the rest (one H100 among seven A100s) meets tau at its
+ * floor, since the MAD does not see a minority of one: 2x faster, it read 1.83-1.95x with 5%
+ * noise, about 1.5x with 20% (the unit tests' generator). Tried and dropped: a mixture prior
+ * (each origin of the pool's kind, or, at odds 1:9, of spread DEFAULT_TAU) kept that lone
+ * origin within 8% but let the swamped one read up to 178x slow (a 70x-slow reading with se 1
+ * looks real to the wide kind). The plain relative error, without atanh, gave that reading se
+ * 1.0 where the slope's interval reached 0 (under the mixture it read 0.06x); with the pool's
+ * spread alone either form kept the swamped origin near its peers.
+ *
  * An engine that reports its own counters (`prefill-rate` events: prompt tokens over prompt
  * seconds, differenced by the reporter) reads a biased speed: every iteration that prefills also
  * carries the decode batch, so under load the counters read a fraction of the speed that TTFT
@@ -106,6 +140,12 @@ const MIN_SCALE = 0.001;
 const MIN_TTFT_MS = 1;
 /** X's weighted coefficient of variation below which F and S cannot be told apart. */
 const MIN_SPREAD = 0.1;
+/** The least spread of true log speeds between a pool's origins (5%: clocks, thermals). */
+const MIN_TAU = 0.05;
+/** The spread assumed with under MIN_POOL origins with evidence (no pool to measure it from). */
+const DEFAULT_TAU = Math.log(4);
+/** Origins with evidence needed to measure the pool's spread. */
+const MIN_POOL = 3;
 /** The speed settings allow (settings-schema.ts). */
 const MIN_SPEED = 1;
 const MAX_SPEED = 1e7;
@@ -143,12 +183,16 @@ class OriginSpeed {
   fitted = false;
   /** The last fit's speed, and its accepted samples (age-weighted as of `fitAt`). */
   fitSpeed = Number.NaN;
+  /** The last fit's standard error of log speed (Infinity: the slope was unidentified). */
+  fitSe = 0;
   fitAccepted = 0;
   fitAt = 0;
   /** The engine's counters' speed (`#readCounters`), NaN while they cover too few tokens. */
   counterSpeed = Number.NaN;
   /** The part of `speed` its bias-corrected counters set, as of the last fit (0: the fit alone). */
   counterPart = 0;
+  /** The standard error of log `speed` (`#speedSe`); 0 for adopted values, taken as given. */
+  se = 0;
   readonly x = new Float64Array(WINDOW);
   readonly y = new Float64Array(WINDOW);
   readonly t = new Float64Array(WINDOW);
@@ -173,6 +217,8 @@ export class SpeedLearner {
   readonly #learns: boolean;
   /** Learned / prior of the origins that learned, sorted; null when a speed or prior changed. */
   #ratios: number[] | null = null;
+  /** The pool's spread of true log speeds, squared (`#spread`), as of `#ratios`. */
+  #tau2 = DEFAULT_TAU * DEFAULT_TAU;
   /** Scratch for the fit, one window long. */
   readonly #w = new Float64Array(WINDOW);
   readonly #r = new Float64Array(WINDOW);
@@ -235,15 +281,32 @@ export class SpeedLearner {
     return changed;
   }
 
-  /** `o`'s evidence speed against its peer-corrected prior, in log speed, by evidence at `now`. */
+  /**
+   * `o`'s evidence speed against its peer-corrected prior, in log speed: the deviation d kept
+   * in the part its evidence, aged to `now`, supports, times the part its precision does.
+   */
   #estimate(o: OriginSpeed, now: number): number {
     if (Number.isNaN(o.evidenceAt)) o.evidenceAt = now;
-    const share = (o.evidence * decay(now - o.evidenceAt)) / FULL_EVIDENCE;
-    if (share >= 1) return o.speed;
+    const share = Math.min(1, (o.evidence * decay(now - o.evidenceAt)) / FULL_EVIDENCE);
+    if (share >= 1 && o.se === 0) return o.speed;
     const prior = clampSpeed(o.prior * this.#correction(o));
-    const blended = Math.exp(share * Math.log(o.speed) + (1 - share) * Math.log(prior));
+    const d = Math.log(o.speed / prior);
+    const kept = share * this.#precision(o.se);
+    if (kept >= 1) return o.speed;
+    const blended = prior * Math.exp(kept * d);
     // Between the two whatever the rounding.
     return Math.min(Math.max(prior, o.speed), Math.max(Math.min(prior, o.speed), blended));
+  }
+
+  /**
+   * The part of a log-speed deviation from the pool, measured with standard error `se`, that is
+   * real: tau^2 / (tau^2 + se^2), tau^2 the pool's spread (`#spread`).
+   */
+  #precision(se: number): number {
+    if (se === 0) return 1;
+    if (!Number.isFinite(se)) return 0;
+    this.#pool();
+    return this.#tau2 / (this.#tau2 + se * se);
   }
 
   /**
@@ -254,17 +317,47 @@ export class SpeedLearner {
    * (cost sends work to the fastest). 1 when no other origin learned.
    */
   #correction(except: OriginSpeed | null): number {
+    const ratios = this.#pool();
+    const own = except?.learned ? except.speed / except.prior : Number.NaN;
+    const k = lowerBound(ratios, own);
+    if (ratios[k] !== own) return ratios.length === 0 ? 1 : median(ratios);
+    // The median of the others: the sorted list with position k left out, read in place.
+    const m = ratios.length - 1;
+    if (m === 0) return 1;
+    const at = (p: number) => ratios[p < k ? p : p + 1] as number;
+    const mid = m >> 1;
+    return m % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
+  }
+
+  /** `#ratios`, rebuilt (with `#tau2`) when a speed or prior changed. O(n log n) then. */
+  #pool(): number[] {
     if (this.#ratios === null) {
       this.#ratios = [];
       for (const o of this.#bySlot) if (o?.learned) this.#ratios.push(o.speed / o.prior);
       this.#ratios.sort((a, b) => a - b);
+      this.#tau2 = this.#spread();
     }
-    let ratios = this.#ratios;
-    if (except?.learned) {
-      const k = ratios.indexOf(except.speed / except.prior);
-      if (k >= 0) ratios = [...ratios.slice(0, k), ...ratios.slice(k + 1)];
+    return this.#ratios;
+  }
+
+  /**
+   * The pool's spread of true log speeds, squared: over the learned origins whose speed has a
+   * finite error, (1.4826 MAD of log(speed / prior))^2 less their median se^2, at least
+   * MIN_TAU^2; DEFAULT_TAU^2 with under MIN_POOL of them (see the header).
+   */
+  #spread(): number {
+    const logs: number[] = [];
+    const se2: number[] = [];
+    for (const o of this.#bySlot) {
+      if (!o?.learned || !Number.isFinite(o.se)) continue;
+      logs.push(Math.log(o.speed / o.prior));
+      se2.push(o.se * o.se);
     }
-    return ratios.length === 0 ? 1 : median(ratios);
+    if (logs.length < MIN_POOL) return DEFAULT_TAU * DEFAULT_TAU;
+    const mid = median(logs.sort((a, b) => a - b));
+    const mad = median(logs.map((l) => Math.abs(l - mid)).sort((a, b) => a - b));
+    const noise = median(se2.sort((a, b) => a - b));
+    return Math.max(MIN_TAU * MIN_TAU, (1.4826 * mad) ** 2 - noise);
   }
 
   /** A completion's sample; returns whether a speed routing reads changed (any origin's). */
@@ -319,6 +412,7 @@ export class SpeedLearner {
     o.learned = true;
     o.evidence = Math.min(learned.samples, FULL_EVIDENCE);
     o.evidenceAt = Number.NaN;
+    o.se = 0;
     this.#ratios = null;
   }
 
@@ -335,6 +429,7 @@ export class SpeedLearner {
         accepted = fit.accepted;
         o.fitted = true;
         o.fitSpeed = fitSpeed;
+        o.fitSe = fit.se;
         o.fitAccepted = accepted;
         o.fitAt = now;
       }
@@ -345,6 +440,8 @@ export class SpeedLearner {
     const share = Number.isNaN(o.counterSpeed) ? 1 : o.fitted ? fitShare(o, now) : 0;
     o.counterPart = 1 - share;
     o.speed = this.#evidenceSpeed(o, now);
+    // Counters taken as exact (their bias is the pool's): the fit's error in its part only.
+    o.se = o.counterPart >= 1 ? 0 : (1 - o.counterPart) * o.fitSe;
     o.learned = true;
     o.evidence = accepted + o.counterPart * counterMass;
     o.evidenceAt = now;
@@ -417,7 +514,7 @@ export class SpeedLearner {
     now: number,
     slope0: number,
     fixed0: number,
-  ): { slope: number; fixedMs: number; weight: number; accepted: number } | null {
+  ): { slope: number; fixedMs: number; weight: number; accepted: number; se: number } | null {
     const n = o.n;
     const w = this.#w;
     const r = this.#r;
@@ -434,6 +531,7 @@ export class SpeedLearner {
     const huberSteps = o.fitted ? 0 : HUBER_STEPS;
     const steps = huberSteps + IRLS_STEPS;
     let accepted = 0;
+    let se = Number.POSITIVE_INFINITY;
     for (let step = 0; step < steps; step++) {
       // Relative residuals: a TTFT's noise grows with it (batching, interference).
       for (let i = 0; i < n; i++) {
@@ -466,9 +564,13 @@ export class SpeedLearner {
       }
       let nextSlope: number;
       let nextFixed: number;
+      // The slope's standard error, relative: scale / sqrt(the weighted spread of X) (the
+      // weights are the samples' inverse variances in units of the scale), over the slope.
+      let spread = 0;
       if (sxx > MIN_SPREAD * MIN_SPREAD * mx * mx * sv) {
         nextSlope = sxy / sxx;
         nextFixed = my - nextSlope * mx;
+        spread = sxx;
       } else {
         nextFixed = fixed;
         nextSlope = mx > 0 ? (my - fixed) / mx : slope;
@@ -483,12 +585,15 @@ export class SpeedLearner {
           den += (r[i] as number) * (o.x[i] as number) * (o.x[i] as number);
         }
         nextSlope = den > 0 ? num / den : slope;
+        spread = den;
       }
       if (!(nextSlope > 0) || !Number.isFinite(nextSlope)) return null;
+      const relative = spread > 0 ? scale / Math.sqrt(spread) / nextSlope : 1;
+      se = relative < 1 ? Math.atanh(relative) : Number.POSITIVE_INFINITY;
       slope = nextSlope;
       fixed = nextFixed;
     }
-    return { slope, fixedMs: fixed, weight: total, accepted };
+    return { slope, fixedMs: fixed, weight: total, accepted, se };
   }
 
   /** The weighted median of #r under the weights in #w, over the first n. */
@@ -529,6 +634,18 @@ function robustWeight(u: number, huber: boolean): number {
 /** How far `o`'s fit stands alone at `now`: its accepted samples, aged, over FULL_EVIDENCE, to 1. */
 function fitShare(o: OriginSpeed, now: number): number {
   return Math.min(1, (o.fitAccepted * decay(now - o.fitAt)) / FULL_EVIDENCE);
+}
+
+/** The first position in sorted `list` whose value is not below `value`. */
+function lowerBound(list: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((list[mid] as number) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The median of a sorted, non-empty list. */
