@@ -95,20 +95,77 @@ function withOutage(): { env: Env; outage: { on: boolean } } {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Two isolates of the PUSHED pool, each holding a push socket. */
+interface PushPair {
+  readonly a: Isolate;
+  readonly b: Isolate;
+  readonly pa: EdgePool;
+  readonly pb: EdgePool;
+  /** The coordinator's records applied before either routed (earlier tests' records). */
+  readonly before: number;
+}
+
 /**
- * Wait until `from`'s records waiting now reached the coordinator and a frame built after that
- * reached `to` (two frames after: its socket delivers in order).
+ * Wait until every record the pair made reached the coordinator, once each, and none waits or
+ * is in flight: applied is `before` plus the records both batched (a batch in flight was
+ * batched, not applied). The coordinator's state then, whose log holds every claim they made.
  */
-async function hears(model: string, from: EdgePool, to: EdgePool): Promise<void> {
-  const applied = (await coordinatorState(model)).counters.recordsApplied;
-  const waiting = from.replica.waiting.records;
+async function pairApplied(p: PushPair, what: string): Promise<CoordinatorState> {
+  let state: CoordinatorState | undefined;
   await waitFor(
-    async () => (await coordinatorState(model)).counters.recordsApplied >= applied + waiting,
+    async () => {
+      state = await coordinatorState(PUSHED);
+      const [a, b] = [p.pa.replica, p.pb.replica];
+      const batched = a.counters.recordsBatched + b.counters.recordsBatched;
+      return (
+        a.waiting.records + b.waiting.records === 0 &&
+        state.counters.recordsApplied === p.before + batched
+      );
+    },
     5000,
-    "the records applied",
+    what,
   );
-  const frames = to.replica.counters.frames;
-  await waitFor(() => to.replica.counters.frames >= frames + 2, 5000, "two frames more");
+  return state as CoordinatorState;
+}
+
+/**
+ * Two isolates pushing, both warm from now and every record so far applied: the cold requests'
+ * bootstraps and sockets take what a loaded machine gives them (1.45 s of the 1.5 s warmMs
+ * once), so what a test checks gets its warm window from here, not from them. A loop gone cold
+ * in the meantime closed its socket, as it should; the second request opens another.
+ */
+async function pushPair(r: PoolRef, name: string): Promise<PushPair> {
+  const before = (await coordinatorState(PUSHED)).counters.recordsApplied;
+  const [a, b] = [isolate(`iso-${name}-a`), isolate(`iso-${name}-b`)];
+  const [pa, pb] = [edgePool(a, r), edgePool(b, r)];
+  // Cold: each bootstraps with one sync, then its loop opens a socket in its request.
+  await route(a, r, `${name}-warm-a`, 0);
+  await route(b, r, `${name}-warm-b`, 0);
+  // Warm again: the checked part's window starts here.
+  await route(a, r, `${name}-rewarm-a`, 0);
+  await route(b, r, `${name}-rewarm-b`, 0);
+  const p = { a, b, pa, pb, before };
+  await waitFor(
+    async () =>
+      pa.socket !== null && pb.socket !== null && (await coordinatorState(PUSHED)).sockets === 2,
+    5000,
+    "both sockets",
+  );
+  await pairApplied(p, "the warm-up records applied");
+  return p;
+}
+
+/**
+ * Wait until every record the pair made was applied (`pairApplied`) and `to`'s view holds
+ * the coordinator's log as it then stood: the other isolate's claims reached `to`.
+ */
+async function hears(p: PushPair, to: EdgePool): Promise<void> {
+  const { epoch, logVersion } = await pairApplied(p, "the records applied");
+  await waitFor(
+    () => to.replica.since?.epoch === epoch && to.replica.since.version >= logVersion,
+    5000,
+    "the records heard",
+  );
 }
 
 describe("edge coordination across isolates", () => {
@@ -284,37 +341,22 @@ describe("edge coordination across isolates", () => {
 
   it("push: batches go up a real WebSocket and frames bring them to another isolate, with no sync", async () => {
     const r = await ref(PUSHED);
-    const a = isolate("iso-push-a");
-    const b = isolate("iso-push-b");
-    // Cold: each bootstraps with one sync, then its loop opens a socket in its request.
-    await route(a, r, "push-warm-a", 0);
-    await route(b, r, "push-warm-b", 0);
-    const [pa, pb] = [edgePool(a, r), edgePool(b, r)];
-    await waitFor(() => pa.socket !== null && pb.socket !== null, 5000, "both sockets");
-    expect((await coordinatorState(PUSHED)).sockets).toBe(2);
-    // Warm again, and wait until every record so far went up and was applied: what follows
-    // must fit in warmMs from here, not from the cold requests, whose bootstraps and sockets
-    // take what a loaded machine gives them (1.45 s of the 1.5 s once; a loop gone cold then
-    // closed its socket, as it should, and b heard nothing more).
-    await route(a, r, "push-rewarm-a", 0);
-    await route(b, r, "push-rewarm-b", 0);
-    const batched = () => pa.replica.counters.recordsBatched + pb.replica.counters.recordsBatched;
-    await waitFor(
-      async () =>
-        pa.replica.waiting.records + pb.replica.waiting.records === 0 &&
-        (await coordinatorState(PUSHED)).counters.recordsApplied === batched(),
-      5000,
-      "the warm-up records applied",
-    );
+    const p = await pushPair(r, "push");
+    const { a, b, pa, pb } = p;
     const syncs = [pa.replica.counters.syncs, pb.replica.counters.syncs];
     const first = await route(a, r, "push-conv", 0);
     // a's record goes up its socket; the coordinator's next frame reaches b.
-    await hears(PUSHED, pa, pb);
+    await hears(p, pb);
     const second = await route(b, r, "push-conv", 1);
     expect(second.decision.origin).toBe(first.decision.origin);
     expect(second.decision.reason).toBe("cache-hit");
-    // a's batch was acknowledged in a frame: nothing waits, and it is counted once.
-    await waitFor(() => pa.replica.waiting.records === 0, 5000, "a's batch acknowledged");
+    // a's batch was acknowledged in a frame: pushing, a has nothing in flight or waiting to
+    // upload (`waiting` alone does not count the batch in flight). `hears` saw it applied once.
+    await waitFor(
+      () => pa.socket !== null && pa.replica.nextUploadAt(Date.now()) === null,
+      5000,
+      "a's batch acknowledged",
+    );
     const state = await coordinatorState(PUSHED);
     expect(state.counters.frames).toBeGreaterThan(0);
     expect(pa.replica.counters.uploads).toBeGreaterThan(0);
@@ -332,18 +374,14 @@ describe("edge coordination across isolates", () => {
 
   it("push: a closed socket falls back to sync, and the other isolate still hears the records", async () => {
     const r = await ref(PUSHED);
-    const a = isolate("iso-push-close-a");
-    const b = isolate("iso-push-close-b");
-    await route(a, r, "push-close-warm-a", 0);
-    await route(b, r, "push-close-warm-b", 0);
-    const [pa, pb] = [edgePool(a, r), edgePool(b, r)];
-    await waitFor(() => pa.socket !== null && pb.socket !== null, 5000, "both sockets");
+    const p = await pushPair(r, "push-close");
+    const { a, b, pa, pb } = p;
     // a's socket closes (as a coordinator restart or a network fault would close it).
     pa.socket?.ws.close(1011, "gone");
     await waitFor(() => pa.socket === null, 5000, "a's socket closed");
     const syncs = pa.replica.counters.syncs;
     const first = await route(a, r, "push-close-conv", 0);
-    await hears(PUSHED, pa, pb);
+    await hears(p, pb);
     expect(pa.replica.counters.syncs).toBeGreaterThan(syncs);
     const second = await route(b, r, "push-close-conv", 1);
     expect(second.decision.origin).toBe(first.decision.origin);
