@@ -369,13 +369,16 @@ export class ReplicaSync {
     // answer's load only if it is the newer.
     const held = answer.bootstrap ? null : this.#sameLog(answer);
     if (held) {
-      const from = answer.version - answer.records.length;
-      this.#applyRecords(answer.records.slice(Math.max(0, held.version - from)), now, router);
-      this.#since = {
-        epoch: held.epoch,
-        version: Math.max(held.version, answer.version),
-        load: Math.max(held.load, answer.loadSeq ?? 0),
-      };
+      const { records, version } = answer;
+      this.#advance(
+        held,
+        version - records.length,
+        version,
+        answer.loadSeq ?? 0,
+        records,
+        now,
+        router,
+      );
       this.#more = answer.more === true && answer.version >= held.version;
     } else {
       this.#applyRecords(answer.records, now, router);
@@ -433,17 +436,33 @@ export class ReplicaSync {
       this.#gap = true;
       return { applied: false, acked, load: [] };
     }
-    const load = frame.loadSeq > (since.load ?? 0) ? frame.load : [];
-    if (frame.version > since.version) {
-      this.#applyRecords(frame.records.slice(since.version - frame.from), now, router);
-    }
-    this.#since = {
-      epoch: since.epoch,
-      version: Math.max(since.version, frame.version),
-      load: Math.max(since.load ?? 0, frame.loadSeq),
-    };
+    const view = { ...since, load: since.load ?? 0 };
+    const load = frame.loadSeq > view.load ? frame.load : [];
+    this.#advance(view, frame.from, frame.version, frame.loadSeq, frame.records, now, router);
     this.#adopt({ bytesPerToken: frame.bytesPerToken, load }, now, router);
     return { applied: true, acked, load };
+  }
+
+  /**
+   * Records `from` to `version` of the view's log (a frame's, or a sync answer's that crossed
+   * frames) into `router`, but those the view holds already, and the view forward to them,
+   * never back: versions and load numbers only grow within one log.
+   */
+  #advance(
+    view: ViewVersion & { load: number },
+    from: number,
+    version: number,
+    loadSeq: number,
+    records: readonly DownRecord[],
+    now: number,
+    router: CoreRouter,
+  ): void {
+    this.#applyRecords(records.slice(Math.max(0, view.version - from)), now, router);
+    this.#since = {
+      epoch: view.epoch,
+      version: Math.max(view.version, version),
+      load: Math.max(view.load, loadSeq),
+    };
   }
 
   /** The coordinator's claims, drops and resets, in its order, into `router`. */
