@@ -404,8 +404,6 @@ describe("edge coordination across isolates", () => {
     expect(pa.replica.counters.syncs).toBeGreaterThan(syncs);
     const second = await route(b, r, "push-close-conv", 1);
     expect(second.decision.origin).toBe(first.decision.origin);
-    await settle(a);
-    await settle(b);
   });
 
   it("an engine's webhook reaches every replica through the root and the coordinator", async () => {
